@@ -1,0 +1,5 @@
+module github.com/mcountsim/mcountsim
+
+go 1.26.8
+
+require golang.org/x/arch v0.33.0

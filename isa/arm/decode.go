@@ -1,0 +1,351 @@
+package arm
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/arch/arm/armasm"
+)
+
+// Sentinel errors; the *Error type wraps them so that errors.Is works.
+var (
+	// ErrUndecodable means armasm does not recognise the bytes.
+	ErrUndecodable = errors.New("undecodable instruction")
+	// ErrUnsupported means the bytes decode but this executor does not
+	// implement the instruction (or this form of it).
+	ErrUnsupported = errors.New("unsupported instruction")
+	// ErrMemory means a load or store fell outside the memory the Bus serves.
+	ErrMemory = errors.New("memory fault")
+)
+
+// Error is a decode or execution failure at one address.
+type Error struct {
+	PC     uint32
+	Word   uint32
+	Disasm string // empty when the word does not decode
+	Err    error  // one of the sentinels, possibly wrapped
+}
+
+func (e *Error) Error() string {
+	d := e.Disasm
+	if d == "" {
+		d = "?"
+	}
+	return fmt.Sprintf("pc %#x: %08x (%s): %v", e.PC, e.Word, d, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// decodeMu serializes armasm.Decode, which writes a package-level slice.
+var decodeMu sync.Mutex
+
+// Inst is one decoded A32 instruction, with its operands resolved for the
+// executor. Arch keeps armasm's own view (for disassembly); the other fields
+// are derived from it once, at decode time.
+type Inst struct {
+	Arch armasm.Inst
+	Word uint32
+	Fam  armasm.Op // the instruction family: Arch.Op with the condition set to AL
+	Cond Cond      // AL for unconditional instructions
+	S    bool      // sets the flags
+
+	Rd, Rn, Rm, Ra uint8 // register operands, as the family uses them
+	Op2            operand
+	Mem            armasm.Mem
+	List           uint16
+	Target         int32 // PC-relative branch displacement from pc+8
+	Imm            uint32
+
+	err error // ErrUnsupported when the executor cannot run it
+}
+
+// operand is the flexible second operand of data-processing instructions.
+type operand struct {
+	kind     uint8 // opImm, opReg, opRegShift, opRegShiftReg
+	reg      uint8
+	shift    armasm.Shift
+	count    uint8 // immediate shift amount
+	sreg     uint8 // register holding the shift amount
+	imm      uint32
+	immCarry int8 // -1: carry unchanged, 0/1: shifter carry-out of a rotated immediate
+}
+
+const (
+	opNone uint8 = iota
+	opImm
+	opReg
+	opRegShift
+	opRegShiftReg
+)
+
+// Decode decodes the word w fetched from pc. It is safe for concurrent use.
+// An undecodable word gives an *Error wrapping ErrUndecodable; a word that
+// decodes to an instruction the executor does not run gives an Inst whose
+// Exec fails with ErrUnsupported (so that it faults only if executed).
+func Decode(pc uint32, w uint32) (Inst, error) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], w)
+	decodeMu.Lock()
+	ai, err := armasm.Decode(b[:], armasm.ModeARM)
+	decodeMu.Unlock()
+	if err != nil {
+		return Inst{}, &Error{PC: pc, Word: w, Err: ErrUndecodable}
+	}
+	return compile(ai, w), nil
+}
+
+// Cache holds decoded instructions for one text segment, indexed by word.
+// Every hit is checked against the bytes now in text, so a write to text
+// never leaves a stale entry; writers need not tell the cache anything. A
+// Cache is not safe for concurrent use: give each goroutine its own.
+type Cache struct {
+	base    uint32
+	entries []cacheEntry
+}
+
+type cacheEntry struct {
+	valid bool
+	inst  Inst
+	err   error
+}
+
+// NewCache returns a cache for a text segment of size bytes at base.
+func NewCache(base uint32, size int) *Cache {
+	return &Cache{base: base, entries: make([]cacheEntry, (size+3)/4)}
+}
+
+// Lookup returns the decoding of w at pc, from the cache when the cached
+// entry was decoded from the same word. pc must lie inside the segment and
+// be word aligned.
+func (c *Cache) Lookup(pc uint32, w uint32) (*Inst, error) {
+	e := &c.entries[(pc-c.base)>>2]
+	if e.valid && e.inst.Word == w {
+		return &e.inst, e.err
+	}
+	inst, err := Decode(pc, w)
+	inst.Word = w
+	*e = cacheEntry{valid: true, inst: inst, err: err}
+	return &e.inst, err
+}
+
+// Disasm returns the GNU syntax of inst at pc, with branch targets written
+// as absolute addresses (and named by sym, when it knows them).
+func Disasm(inst *Inst, pc uint32, sym func(addr uint32) string) string {
+	ai := inst.Arch
+	for i, a := range ai.Args {
+		if rel, ok := a.(armasm.PCRel); ok {
+			target := pc + 8 + uint32(rel)
+			ai.Args[i] = nil
+			s := strings.TrimSpace(armasm.GNUSyntax(ai))
+			t := fmt.Sprintf("%#x", target)
+			if sym != nil {
+				if n := sym(target); n != "" {
+					t += " <" + n + ">"
+				}
+			}
+			return s + " " + t
+		}
+	}
+	return armasm.GNUSyntax(ai)
+}
+
+// DisasmWord decodes w and returns its disassembly, or "(undecodable)".
+func DisasmWord(pc uint32, w uint32) string {
+	inst, err := Decode(pc, w)
+	if err != nil {
+		return "(undecodable)"
+	}
+	return Disasm(&inst, pc, nil)
+}
+
+func unsupported(inst *Inst) {
+	inst.err = ErrUnsupported
+}
+
+// compile resolves armasm's operands into the fields Exec uses.
+func compile(ai armasm.Inst, w uint32) Inst {
+	inst := Inst{Arch: ai, Word: w}
+	cond := ai.Op & 15
+	inst.Fam = ai.Op&^15 | 14
+	switch {
+	case cond <= 14:
+		inst.Cond = Cond(cond)
+	default: // ZZ: unconditional encodings
+		inst.Cond = AL
+	}
+	args := ai.Args
+	reg := func(i int) (uint8, bool) {
+		r, ok := args[i].(armasm.Reg)
+		return uint8(r), ok && r <= armasm.R15
+	}
+	op2 := func(i int) (operand, bool) {
+		switch a := args[i].(type) {
+		case armasm.Reg:
+			if a > armasm.R15 {
+				return operand{}, false
+			}
+			return operand{kind: opReg, reg: uint8(a)}, true
+		case armasm.Imm:
+			o := operand{kind: opImm, imm: uint32(a), immCarry: -1}
+			if (w>>8)&15 != 0 && w&(1<<25) != 0 {
+				o.immCarry = int8(uint32(a) >> 31)
+			}
+			return o, true
+		case armasm.ImmAlt:
+			v := uint32(a.Imm())
+			o := operand{kind: opImm, imm: v, immCarry: -1}
+			if a.Rot != 0 {
+				o.immCarry = int8(v >> 31)
+			}
+			return o, true
+		case armasm.RegShift:
+			return operand{kind: opRegShift, reg: uint8(a.Reg), shift: a.Shift, count: a.Count}, true
+		case armasm.RegShiftReg:
+			return operand{kind: opRegShiftReg, reg: uint8(a.Reg), shift: a.Shift, sreg: uint8(a.RegCount)}, true
+		}
+		return operand{}, false
+	}
+	ok := true
+	switch inst.Fam {
+	case armasm.AND_S, armasm.EOR_S, armasm.SUB_S, armasm.RSB_S, armasm.ADD_S, armasm.ADC_S,
+		armasm.SBC_S, armasm.RSC_S, armasm.ORR_S, armasm.BIC_S:
+		inst.S = true
+		inst.Fam -= 16 // the non-S family sits just before the S family
+		fallthrough
+	case armasm.AND, armasm.EOR, armasm.SUB, armasm.RSB, armasm.ADD, armasm.ADC,
+		armasm.SBC, armasm.RSC, armasm.ORR, armasm.BIC:
+		var ok1, ok2, ok3 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Rn, ok2 = reg(1)
+		inst.Op2, ok3 = op2(2)
+		ok = ok1 && ok2 && ok3
+	case armasm.MOV_S, armasm.MVN_S:
+		inst.S = true
+		inst.Fam -= 16
+		fallthrough
+	case armasm.MOV, armasm.MVN:
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Op2, ok2 = op2(1)
+		ok = ok1 && ok2
+	case armasm.LSL_S, armasm.LSR_S, armasm.ASR_S, armasm.ROR_S, armasm.RRX_S:
+		inst.S = true
+		inst.Fam -= 16
+		fallthrough
+	case armasm.LSL, armasm.LSR, armasm.ASR, armasm.ROR, armasm.RRX:
+		// A shift is MOV Rd, Rm, <shift>: the executor runs it as MOV.
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		var rm uint8
+		rm, ok2 = reg(1)
+		ok = ok1 && ok2
+		sh := map[armasm.Op]armasm.Shift{armasm.LSL: armasm.ShiftLeft, armasm.LSR: armasm.ShiftRight,
+			armasm.ASR: armasm.ShiftRightSigned, armasm.ROR: armasm.RotateRight, armasm.RRX: armasm.RotateRightExt}[inst.Fam]
+		switch a := args[2].(type) {
+		case nil: // RRX
+			inst.Op2 = operand{kind: opRegShift, reg: rm, shift: sh, count: 1}
+		case armasm.Imm:
+			inst.Op2 = operand{kind: opRegShift, reg: rm, shift: sh, count: uint8(a)}
+		case armasm.Reg:
+			inst.Op2 = operand{kind: opRegShiftReg, reg: rm, shift: sh, sreg: uint8(a)}
+		default:
+			ok = false
+		}
+		inst.Fam = armasm.MOV
+	case armasm.CMP, armasm.CMN, armasm.TST, armasm.TEQ:
+		inst.S = true
+		var ok1, ok2 bool
+		inst.Rn, ok1 = reg(0)
+		inst.Op2, ok2 = op2(1)
+		ok = ok1 && ok2
+	case armasm.MUL_S, armasm.MLA_S:
+		inst.S = true
+		inst.Fam -= 16
+		fallthrough
+	case armasm.MUL, armasm.MLA, armasm.MLS:
+		var ok1, ok2, ok3 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Rn, ok2 = reg(1)
+		inst.Rm, ok3 = reg(2)
+		ok = ok1 && ok2 && ok3
+		if inst.Fam != armasm.MUL {
+			inst.Ra, ok1 = reg(3)
+			ok = ok && ok1
+		}
+	case armasm.UMULL_S, armasm.SMULL_S, armasm.UMLAL_S, armasm.SMLAL_S:
+		inst.S = true
+		inst.Fam -= 16
+		fallthrough
+	case armasm.UMULL, armasm.SMULL, armasm.UMLAL, armasm.SMLAL:
+		var ok1, ok2, ok3, ok4 bool
+		inst.Rd, ok1 = reg(0) // RdLo
+		inst.Ra, ok2 = reg(1) // RdHi
+		inst.Rn, ok3 = reg(2)
+		inst.Rm, ok4 = reg(3)
+		ok = ok1 && ok2 && ok3 && ok4
+	case armasm.MOVW, armasm.MOVT:
+		var ok1 bool
+		inst.Rd, ok1 = reg(0)
+		imm, ok2 := args[1].(armasm.Imm)
+		inst.Imm = uint32(imm)
+		ok = ok1 && ok2
+	case armasm.CLZ:
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Rm, ok2 = reg(1)
+		ok = ok1 && ok2
+	case armasm.UXTB, armasm.UXTH, armasm.SXTB, armasm.SXTH:
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Rm, ok2 = reg(1)
+		ok = ok1 && ok2
+		switch a := args[2].(type) {
+		case nil:
+		case armasm.RegShift:
+			inst.Rm = uint8(a.Reg)
+			inst.Imm = uint32(a.Count)
+		default:
+			ok = false
+		}
+	case armasm.LDR, armasm.STR, armasm.LDRB, armasm.STRB, armasm.LDRH, armasm.STRH,
+		armasm.LDRSB, armasm.LDRSH:
+		var ok1 bool
+		inst.Rd, ok1 = reg(0)
+		m, ok2 := args[1].(armasm.Mem)
+		inst.Mem = m
+		ok = ok1 && ok2 && m.Mode >= armasm.AddrPostIndex && m.Mode <= armasm.AddrOffset
+	case armasm.LDRD, armasm.STRD:
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Ra, ok2 = reg(1)
+		m, ok3 := args[2].(armasm.Mem)
+		inst.Mem = m
+		ok = ok1 && ok2 && ok3 && m.Mode >= armasm.AddrPostIndex && m.Mode <= armasm.AddrOffset
+	case armasm.PUSH, armasm.POP:
+		l, ok1 := args[0].(armasm.RegList)
+		inst.List = uint16(l)
+		ok = ok1 && l != 0
+	case armasm.LDM, armasm.LDMDA, armasm.LDMDB, armasm.LDMIB,
+		armasm.STM, armasm.STMDA, armasm.STMDB, armasm.STMIB:
+		m, ok1 := args[0].(armasm.Mem)
+		l, ok2 := args[1].(armasm.RegList)
+		inst.Mem, inst.List = m, uint16(l)
+		ok = ok1 && ok2 && l != 0 && (m.Mode == armasm.AddrLDM || m.Mode == armasm.AddrLDM_WB)
+	case armasm.B, armasm.BL:
+		rel, ok1 := args[0].(armasm.PCRel)
+		inst.Target = int32(rel)
+		ok = ok1 && cond != 15
+	case armasm.BX, armasm.BLX:
+		inst.Rm, ok = reg(0)
+	case armasm.NOP:
+	default:
+		ok = false
+	}
+	if !ok {
+		unsupported(&inst)
+	}
+	return inst
+}

@@ -1,0 +1,20 @@
+// Package arm encodes, decodes and executes the ARM A32 instructions that
+// mcountsim places in, or loads into, its simulated text.
+//
+// Decoding goes through golang.org/x/arch/arm/armasm and nothing else: an
+// instruction the simulator executes is always the decoding of the bytes in
+// text at the moment of the fetch. armasm.Decode writes a package-level
+// coverage table and is not safe for concurrent use, so every call here goes
+// through one mutex (see Decode). A Cache keeps decoded instructions by
+// address and proves on every hit that the bytes are unchanged, so a write to
+// text can never leave a stale decoding behind.
+//
+// Exec runs one decoded instruction against a register file and a Bus. The
+// Bus sees every load and store with the register it came from or goes to:
+// that is all a detector needs for stack-slot provenance. Exec reports how
+// control left the instruction (Flow) so that callers can follow calls and
+// returns without re-decoding.
+//
+// Imports: the standard library and armasm only. This package knows nothing
+// of tasks, schedulers, strategies or the x86 package.
+package arm

@@ -1,0 +1,187 @@
+package arm
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Word is one A32 instruction encoding.
+type Word uint32
+
+// Bytes returns the little-endian bytes of w, as they sit in memory.
+func (w Word) Bytes() []byte {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(w))
+	return b[:]
+}
+
+// If returns w with its condition field set to c (ARM ARM A8.3).
+func (w Word) If(c Cond) Word { return w&0x0fffffff | Word(c)<<28 }
+
+// String returns the word as eight hex digits.
+func (w Word) String() string { return fmt.Sprintf("%08x", uint32(w)) }
+
+// Cond is an A32 condition code (ARM ARM A8.3, table A8-1).
+type Cond uint8
+
+// The A32 condition codes.
+const (
+	EQ Cond = iota
+	NE
+	CS
+	CC
+	MI
+	PL
+	VS
+	VC
+	HI
+	LS
+	GE
+	LT
+	GT
+	LE
+	AL
+)
+
+// Register numbers, as armasm numbers them.
+const (
+	R0  = 0
+	R1  = 1
+	R2  = 2
+	R3  = 3
+	R4  = 4
+	R5  = 5
+	R6  = 6
+	R7  = 7
+	R8  = 8
+	R9  = 9
+	R10 = 10
+	R11 = 11
+	R12 = 12
+	SP  = 13
+	LR  = 14
+	PC  = 15
+)
+
+const always = Word(AL) << 28
+
+// Nop is the architectural NOP hint (A8.8.119, ARMv6K and later).
+func Nop() Word { return 0xe320f000 }
+
+// MovReg is MOV Rd, Rm (A8.8.105). MovReg(R0, R0) is the classic
+// "mov r0,r0" no-op that recordmcount and early ftrace wrote.
+func MovReg(rd, rm int) Word { return always | 0x01a00000 | Word(rd)<<12 | Word(rm) }
+
+// MovImm is MOV Rd, #imm (A8.8.102). It reports false when imm is not an
+// 8-bit value rotated right by an even amount.
+func MovImm(rd int, imm uint32) (Word, bool) {
+	enc, ok := modImm(imm)
+	return always | 0x03a00000 | Word(rd)<<12 | enc, ok
+}
+
+// AddImm is ADD Rd, Rn, #imm (A8.8.5); ok is false if imm cannot be encoded.
+func AddImm(rd, rn int, imm uint32) (Word, bool) {
+	enc, ok := modImm(imm)
+	return always | 0x02800000 | Word(rn)<<16 | Word(rd)<<12 | enc, ok
+}
+
+// SubImm is SUB Rd, Rn, #imm (A8.8.222); ok is false if imm cannot be encoded.
+func SubImm(rd, rn int, imm uint32) (Word, bool) {
+	enc, ok := modImm(imm)
+	return always | 0x02400000 | Word(rn)<<16 | Word(rd)<<12 | enc, ok
+}
+
+// SubsImm is SUBS Rd, Rn, #imm: SUB that sets the flags.
+func SubsImm(rd, rn int, imm uint32) (Word, bool) {
+	w, ok := SubImm(rd, rn, imm)
+	return w | 1<<20, ok
+}
+
+// CmpImm is CMP Rn, #imm (A8.8.37); ok is false if imm cannot be encoded.
+func CmpImm(rn int, imm uint32) (Word, bool) {
+	enc, ok := modImm(imm)
+	return always | 0x03500000 | Word(rn)<<16 | enc, ok
+}
+
+// modImm encodes imm as an A32 modified immediate (A5.2.4): 8 bits rotated
+// right by twice a 4-bit amount.
+func modImm(imm uint32) (Word, bool) {
+	for rot := uint32(0); rot < 16; rot++ {
+		v := imm<<(2*rot) | imm>>(32-2*rot)
+		if rot == 0 {
+			v = imm
+		}
+		if v <= 0xff {
+			return Word(rot<<8 | v), true
+		}
+	}
+	return 0, false
+}
+
+// B is B target, from the instruction at pc (A8.8.18). The offset is
+// relative to pc+8; ok is false when it does not fit in ±32 MiB or is not a
+// multiple of 4.
+func B(pc, target uint32) (Word, bool) {
+	off, ok := branchOffset(pc, target)
+	return always | 0x0a000000 | off, ok
+}
+
+// BL is BL target, from the instruction at pc (A8.8.25); it is the
+// arm_gen_branch_link of arch/arm/kernel/insn.c.
+func BL(pc, target uint32) (Word, bool) {
+	off, ok := branchOffset(pc, target)
+	return always | 0x0b000000 | off, ok
+}
+
+func branchOffset(pc, target uint32) (Word, bool) {
+	d := int64(target) - int64(pc) - 8
+	ok := d&3 == 0 && d >= -(1<<25) && d < 1<<25
+	return Word(uint32(d>>2) & 0x00ffffff), ok
+}
+
+// BX is BX Rm (A8.8.27); BX(LR) is the ordinary return.
+func BX(rm int) Word { return always | 0x012fff10 | Word(rm) }
+
+// PushOne is the single-register push STR Rt, [SP, #-4]! (A8.8.133, encoding
+// A2), the form GCC emits for the mcount "push {lr}" (e52de004).
+func PushOne(rt int) Word { return always | 0x052d0004 | Word(rt)<<12 }
+
+// PopOne is the single-register pop LDR Rt, [SP], #4 (A8.8.131, A2).
+func PopOne(rt int) Word { return always | 0x049d0004 | Word(rt)<<12 }
+
+// Push is PUSH {list} as STMDB SP!, {list} (A8.8.133, A1). list is a bit
+// mask of registers (bit n = Rn).
+func Push(list uint16) Word { return always | 0x092d0000 | Word(list) }
+
+// Pop is POP {list} as LDMIA SP!, {list} (A8.8.131, A1). Pop(1<<LR) is
+// e8bd4000, the "pop {lr}" that Linux wrote over the bl from 2010 to 2022.
+func Pop(list uint16) Word { return always | 0x08bd0000 | Word(list) }
+
+// LdrImm is LDR Rt, [Rn, #off] (A8.8.63, offset addressing).
+func LdrImm(rt, rn int, off int32) Word { return memImm(0x05100000, rt, rn, off) }
+
+// LdrPost is LDR Rt, [Rn], #off (post-indexed).
+func LdrPost(rt, rn int, off int32) Word { return memImm(0x04100000, rt, rn, off) }
+
+// StrImm is STR Rt, [Rn, #off] (A8.8.204, offset addressing).
+func StrImm(rt, rn int, off int32) Word { return memImm(0x05000000, rt, rn, off) }
+
+// StrPre is STR Rt, [Rn, #off]! (pre-indexed with writeback).
+func StrPre(rt, rn int, off int32) Word { return memImm(0x05200000, rt, rn, off) }
+
+func memImm(base Word, rt, rn int, off int32) Word {
+	u := Word(1 << 23)
+	if off < 0 {
+		u, off = 0, -off
+	}
+	return always | base | u | Word(rn)<<16 | Word(rt)<<12 | Word(off&0xfff)
+}
+
+// RegList returns the register-list mask of regs.
+func RegList(regs ...int) uint16 {
+	var m uint16
+	for _, r := range regs {
+		m |= 1 << r
+	}
+	return m
+}
