@@ -3,3 +3,5 @@ module github.com/mcountsim/mcountsim
 go 1.26.8
 
 require golang.org/x/arch v0.33.0
+
+require github.com/stretchr/testify v1.12.1 // indirect
