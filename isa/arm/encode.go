@@ -157,7 +157,8 @@ func Push(list uint16) Word { return always | 0x092d0000 | Word(list) }
 // e8bd4000, the "pop {lr}" that Linux wrote over the bl from 2010 to 2022.
 func Pop(list uint16) Word { return always | 0x08bd0000 | Word(list) }
 
-// LdrImm is LDR Rt, [Rn, #off] (A8.8.63, offset addressing).
+// LdrImm is LDR Rt, [Rn, #off] (A8.8.63, offset addressing). Like the
+// other load/store encoders it panics unless -4095 <= off <= 4095.
 func LdrImm(rt, rn int, off int32) Word { return memImm(0x05100000, rt, rn, off) }
 
 // LdrPost is LDR Rt, [Rn], #off (post-indexed).
@@ -170,6 +171,10 @@ func StrImm(rt, rn int, off int32) Word { return memImm(0x05000000, rt, rn, off)
 func StrPre(rt, rn int, off int32) Word { return memImm(0x05200000, rt, rn, off) }
 
 func memImm(base Word, rt, rn int, off int32) Word {
+	if off < -4095 || off > 4095 {
+		// Masking would silently encode a different offset.
+		panic(fmt.Sprintf("arm: load/store offset %d out of range ±4095", off))
+	}
 	u := Word(1 << 23)
 	if off < 0 {
 		u, off = 0, -off
