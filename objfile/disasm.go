@@ -1,0 +1,102 @@
+package objfile
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/arch/arm/armasm"
+	"golang.org/x/arch/arm64/arm64asm"
+	"golang.org/x/arch/riscv64/riscv64asm"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// armasmMu serializes armasm.Decode, which writes a package-level variable
+// and so is not safe for concurrent use (x/arch v0.33.0).
+var armasmMu sync.Mutex
+
+func armDecode(b []byte) (armasm.Inst, error) {
+	armasmMu.Lock()
+	defer armasmMu.Unlock()
+	return armasm.Decode(b, armasm.ModeARM)
+}
+
+// instLen returns the length of the site instruction at the start of b:
+// callLen when a call relocation told it (8 for a RISC-V auipc+jalr pair),
+// else one instruction's length; never more than len(b).
+func instLen(arch Arch, b []byte, thumb bool, callLen int) int {
+	n := 4
+	switch arch {
+	case ArchARM:
+		if thumb && len(b) >= 2 {
+			// A 32-bit Thumb-2 instruction starts with 0b11101,
+			// 0b11110 or 0b11111 in the top bits of its first halfword
+			// (ARM DDI 0406C §A6.1). Little-endian code assumed.
+			if hw := uint16(b[0]) | uint16(b[1])<<8; hw>>11 < 0x1d {
+				n = 2
+			}
+		}
+	case ArchX86_64:
+		n = 1
+		if inst, err := x86asm.Decode(b[:min(len(b), 15)], 64); err == nil {
+			n = inst.Len
+		}
+	case ArchRISCV64:
+		n = 4
+		if len(b) >= 1 && b[0]&3 != 3 {
+			n = 2 // compressed
+		}
+		if callLen == 8 {
+			n = 8
+		}
+	}
+	return min(n, len(b))
+}
+
+// disasm disassembles the site bytes b at address pc in GNU syntax.
+func disasm(arch Arch, b []byte, pc uint64, thumb bool) string {
+	if len(b) == 0 {
+		return "(no bytes)"
+	}
+	switch arch {
+	case ArchARM:
+		if thumb {
+			var hw []string
+			for i := 0; i+1 < len(b); i += 2 {
+				hw = append(hw, fmt.Sprintf("%02x%02x", b[i+1], b[i]))
+			}
+			return strings.Join(hw, " ") + " (thumb)"
+		}
+		inst, err := armDecode(b)
+		if err != nil {
+			return "(bad)"
+		}
+		return armasm.GNUSyntax(inst)
+	case ArchX86_64:
+		inst, err := x86asm.Decode(b, 64)
+		if err != nil {
+			return "(bad)"
+		}
+		return x86asm.GNUSyntax(inst, pc, nil)
+	case ArchARM64:
+		inst, err := arm64asm.Decode(b)
+		if err != nil {
+			return "(bad)"
+		}
+		return arm64asm.GNUSyntax(inst)
+	case ArchRISCV64:
+		var out []string
+		for len(b) > 0 {
+			inst, err := riscv64asm.Decode(b)
+			if err != nil || inst.Len == 0 || inst.Len > len(b) {
+				out = append(out, "(bad)")
+				break
+			}
+			out = append(out, riscv64asm.GNUSyntax(inst))
+			b = b[inst.Len:]
+		}
+		return strings.Join(out, "; ")
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,32 @@
+// Package objfile reads ELF objects and executables and finds every place
+// where a kernel's dynamic ftrace would patch code: the mcount, fentry and
+// patchable-function-entry call sites.
+//
+// It loads 32-bit ARM (A32 and Thumb-2, REL relocations), x86-64 (RELA),
+// AArch64 and RISC-V 64 files, both relocatable objects (.o) and linked
+// executables. [Open] and [NewFile] read the symbols, every executable
+// section (SHF_EXECINSTR: .text, .text.startup, .text.unlikely, .init.text,
+// …), the __mcount_loc and __patchable_function_entries tables and the
+// relocations that apply to them, and check every size, offset and index
+// before using it. A corrupt file yields a [*FormatError]; the loader never
+// panics on bad input.
+//
+// [File.Sites] finds sites by three methods and reports each site once with
+// every method that found it:
+//
+//   - [MethodReloc]: a call relocation against the profiling hook
+//     (__gnu_mcount_nc on ARM, mcount or __fentry__ on x86-64, _mcount on
+//     arm64 and RISC-V). The site is the first byte of the call.
+//   - [MethodMloc]: an entry of __mcount_loc, written by gcc's
+//     -mrecord-mcount, the kernel's recordmcount or objtool --mcount.
+//   - [MethodPFE]: an entry of __patchable_function_entries, written by
+//     -fpatchable-function-entry=N[,M]; the entry is the first NOP, which
+//     may sit before the function symbol.
+//
+// Each site is attributed to the FUNC symbol containing it, or, for NOPs
+// placed before a function, to the function that follows them.
+//
+// Imports: the standard library and golang.org/x/arch (for disassembling
+// the site bytes) only. It must not import other mcountsim packages, except,
+// if ever needed, isa/...
+package objfile

@@ -1,0 +1,452 @@
+package objfile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+)
+
+// Arch is the instruction set of a File.
+type Arch uint8
+
+// The supported architectures.
+const (
+	ArchUnknown Arch = iota
+	ArchARM          // 32-bit ARM, A32 and Thumb-2
+	ArchX86_64       // x86-64
+	ArchARM64        // AArch64
+	ArchRISCV64      // RISC-V 64
+)
+
+var archNames = [...]string{
+	ArchUnknown: "unknown",
+	ArchARM:     "arm",
+	ArchX86_64:  "x86-64",
+	ArchARM64:   "arm64",
+	ArchRISCV64: "riscv64",
+}
+
+// String returns the short name of a: "arm", "x86-64", "arm64", "riscv64".
+func (a Arch) String() string {
+	if int(a) < len(archNames) {
+		return archNames[a]
+	}
+	return fmt.Sprintf("Arch(%d)", uint8(a))
+}
+
+// MarshalText encodes a as its String.
+func (a Arch) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// Names of the tables of site addresses.
+const (
+	McountLocSection      = "__mcount_loc"
+	PatchableEntrySection = "__patchable_function_entries"
+)
+
+// File is a loaded ELF file. It holds everything site discovery needs, so
+// it keeps no reference to its input and needs no Close.
+type File struct {
+	Name      string           // file name as given to Open or NewFile
+	Arch      Arch             // instruction set
+	Type      elf.Type         // ET_REL, ET_EXEC or ET_DYN
+	Machine   elf.Machine      // e_machine
+	Class     elf.Class        // ELFCLASS32 or ELFCLASS64
+	ByteOrder binary.ByteOrder // byte order of the file
+	Sections  []*Section       // every section, indexed by ELF section index
+	Symbols   []Symbol         // the symbol table, indexed by ELF symbol index (0 is the null symbol)
+	SymTab    int              // section index of the symbol table
+}
+
+// Section is one ELF section header, with its contents and relocations when
+// it is an executable section or a site table.
+type Section struct {
+	Name    string
+	Index   int
+	Type    elf.SectionType
+	Flags   elf.SectionFlag
+	Addr    uint64 // sh_addr: 0 in relocatable objects
+	Offset  uint64 // sh_offset
+	Size    uint64 // sh_size
+	Link    uint32
+	Info    uint32
+	Entsize uint64
+
+	// Data holds the contents of executable sections and of the
+	// __mcount_loc and __patchable_function_entries tables; it is nil for
+	// every other section.
+	Data []byte
+	// Relocs holds the relocations that apply to this section (sorted by
+	// offset), for sections whose Data is loaded.
+	Relocs []Reloc
+}
+
+// Executable reports whether s holds code (SHF_EXECINSTR with contents).
+func (s *Section) Executable() bool {
+	return s.Flags&elf.SHF_EXECINSTR != 0 && s.Type != elf.SHT_NOBITS
+}
+
+// Symbol is one symbol table entry.
+type Symbol struct {
+	Name    string
+	Value   uint64 // st_value, with the Thumb bit cleared for ARM functions
+	Size    uint64
+	Type    elf.SymType
+	Bind    elf.SymBind
+	Section elf.SectionIndex // st_shndx
+	Thumb   bool             // ARM function whose st_value had bit 0 set
+}
+
+// Reloc is one relocation entry.
+type Reloc struct {
+	Offset uint64 // r_offset: section offset (ET_REL) or address
+	Type   uint32 // machine-specific type
+	Sym    int    // symbol index into File.Symbols
+	Addend int64  // RELA addend, or for REL the implicit addend read from the section data when the type is known
+	RELA   bool   // the addend came from the relocation entry
+}
+
+// Open reads the ELF file at path.
+func Open(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errorf(path, -1, ErrNotELF, "not a regular file")
+	}
+	return NewFile(io.NewSectionReader(f, 0, st.Size()), path)
+}
+
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &FormatError{File: path, Off: -1, Reason: pe.Err.Error(), Err: err}
+	}
+	return &FormatError{File: path, Off: -1, Reason: err.Error(), Err: err}
+}
+
+// NewFile reads an ELF file from r; name is used in errors and sites. If r
+// has a Size() int64 method (bytes.Reader, io.SectionReader), every section
+// is checked to lie inside the file before it is read.
+func NewFile(r io.ReaderAt, name string) (f *File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, errorf(name, -1, ErrCorrupt, "malformed file (loader panic: %v)", p)
+		}
+	}()
+	size := int64(-1)
+	if s, ok := r.(interface{ Size() int64 }); ok {
+		size = s.Size()
+	}
+	l := &loader{name: name, r: r, size: size}
+	return l.load()
+}
+
+type loader struct {
+	name string
+	r    io.ReaderAt
+	size int64 // -1 if unknown
+	f    *File
+}
+
+func (l *loader) errorf(off int64, sentinel error, format string, args ...any) error {
+	return errorf(l.name, off, sentinel, format, args...)
+}
+
+func (l *loader) load() (*File, error) {
+	var ident [elf.EI_NIDENT]byte
+	n, err := l.r.ReadAt(ident[:], 0)
+	if n < 4 || !bytes.Equal(ident[:4], []byte(elf.ELFMAG)) {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, &FormatError{File: l.name, Off: -1, Reason: err.Error(), Err: err}
+		}
+		return nil, l.errorf(-1, ErrNotELF, "not an ELF file (no \\x7fELF magic)")
+	}
+	if n < len(ident) {
+		return nil, l.errorf(int64(n), ErrCorrupt, "truncated ELF header")
+	}
+	class, data := elf.Class(ident[elf.EI_CLASS]), elf.Data(ident[elf.EI_DATA])
+	if class != elf.ELFCLASS32 && class != elf.ELFCLASS64 {
+		return nil, l.errorf(int64(elf.EI_CLASS), ErrCorrupt, "unknown ELF class %d", uint8(class))
+	}
+	if data != elf.ELFDATA2LSB && data != elf.ELFDATA2MSB {
+		return nil, l.errorf(int64(elf.EI_DATA), ErrCorrupt, "unknown ELF data encoding %d", uint8(data))
+	}
+	hdrSize := int64(52)
+	if class == elf.ELFCLASS64 {
+		hdrSize = 64
+	}
+	if l.size >= 0 && l.size < hdrSize {
+		return nil, l.errorf(l.size, ErrCorrupt, "truncated ELF header")
+	}
+	ef, err := elf.NewFile(l.r)
+	if err != nil {
+		return nil, l.elfError(err)
+	}
+	f := &File{
+		Name:      l.name,
+		Type:      ef.Type,
+		Machine:   ef.Machine,
+		Class:     ef.Class,
+		ByteOrder: ef.ByteOrder,
+	}
+	l.f = f
+	switch {
+	case ef.Machine == elf.EM_ARM && ef.Class == elf.ELFCLASS32:
+		f.Arch = ArchARM
+	case ef.Machine == elf.EM_X86_64 && ef.Class == elf.ELFCLASS64 && ef.Data == elf.ELFDATA2LSB:
+		f.Arch = ArchX86_64
+	case ef.Machine == elf.EM_AARCH64 && ef.Class == elf.ELFCLASS64:
+		f.Arch = ArchARM64
+	case ef.Machine == elf.EM_RISCV && ef.Class == elf.ELFCLASS64 && ef.Data == elf.ELFDATA2LSB:
+		f.Arch = ArchRISCV64
+	default:
+		return nil, l.errorf(-1, ErrUnsupportedMachine, "unsupported machine %v (%v, %v)", ef.Machine, ef.Class, ef.Data)
+	}
+	if len(ef.Sections) == 0 {
+		return nil, l.errorf(-1, ErrCorrupt, "no section headers")
+	}
+	if err := l.sections(ef); err != nil {
+		return nil, err
+	}
+	if err := l.symbols(ef); err != nil {
+		return nil, err
+	}
+	if err := l.relocations(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// elfError turns an error from debug/elf into a *FormatError.
+func (l *loader) elfError(err error) error {
+	var fe *elf.FormatError
+	if errors.As(err, &fe) {
+		// debug/elf's messages read "msg 'val' at offset 0x.."; keep
+		// them, they carry the offset.
+		return l.errorf(-1, ErrCorrupt, "%s", fe.Error())
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return l.errorf(-1, ErrCorrupt, "truncated file")
+	}
+	return &FormatError{File: l.name, Off: -1, Reason: err.Error(), Err: err}
+}
+
+// isTable reports whether a section named name is a table of site addresses.
+func isTable(name string) bool {
+	return name == McountLocSection || name == PatchableEntrySection
+}
+
+func (l *loader) sections(ef *elf.File) error {
+	f := l.f
+	f.Sections = make([]*Section, len(ef.Sections))
+	for i, es := range ef.Sections {
+		s := &Section{
+			Name:    es.Name,
+			Index:   i,
+			Type:    es.Type,
+			Flags:   es.Flags,
+			Addr:    es.Addr,
+			Offset:  es.Offset,
+			Size:    es.Size,
+			Link:    es.Link,
+			Info:    es.Info,
+			Entsize: es.Entsize,
+		}
+		f.Sections[i] = s
+		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+			continue
+		}
+		if s.Offset+s.Size < s.Offset || (l.size >= 0 && s.Offset+s.Size > uint64(l.size)) {
+			return l.errorf(-1, ErrCorrupt, "section %d (%q) at offset %#x size %#x runs past the end of the file", i, s.Name, s.Offset, s.Size)
+		}
+		if s.Flags&elf.SHF_COMPRESSED != 0 && (s.Executable() || isTable(s.Name)) {
+			return l.errorf(-1, ErrCorrupt, "section %d (%q) is compressed", i, s.Name)
+		}
+		if !s.Executable() && !isTable(s.Name) {
+			continue
+		}
+		data, err := l.read(s.Offset, s.Size)
+		if err != nil {
+			return l.errorf(int64(s.Offset), ErrCorrupt, "reading section %d (%q): %v", i, s.Name, err)
+		}
+		s.Data = data
+	}
+	return nil
+}
+
+// read reads size bytes at off, refusing sizes past the end of the input.
+func (l *loader) read(off, size uint64) ([]byte, error) {
+	if off+size < off || off > 1<<62 || size > 1<<62 {
+		return nil, errors.New("offset or size out of range")
+	}
+	if l.size >= 0 && off+size > uint64(l.size) {
+		return nil, errors.New("runs past the end of the file")
+	}
+	if l.size < 0 && size > 1<<30 {
+		return nil, errors.New("section larger than 1 GiB")
+	}
+	buf := make([]byte, size)
+	n, err := l.r.ReadAt(buf, int64(off))
+	if n == len(buf) {
+		return buf, nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return nil, err
+}
+
+func (l *loader) symbols(ef *elf.File) error {
+	f := l.f
+	f.SymTab = -1
+	for i, s := range f.Sections {
+		if s.Type == elf.SHT_SYMTAB {
+			f.SymTab = i
+			break
+		}
+	}
+	if f.SymTab < 0 {
+		return l.errorf(-1, ErrNoSymbols, "no symbol table (.symtab)")
+	}
+	st := f.Sections[f.SymTab]
+	if int(st.Link) <= 0 || int(st.Link) >= len(f.Sections) || f.Sections[st.Link].Type != elf.SHT_STRTAB {
+		return l.errorf(-1, ErrCorrupt, "symbol table's string table index %d is not a string table", st.Link)
+	}
+	syms, err := ef.Symbols()
+	if err != nil {
+		if errors.Is(err, elf.ErrNoSymbols) {
+			return l.errorf(int64(st.Offset), ErrNoSymbols, "empty symbol table")
+		}
+		return l.errorf(int64(st.Offset), ErrCorrupt, "reading symbol table: %v", err)
+	}
+	f.Symbols = make([]Symbol, 1, len(syms)+1)
+	for i, es := range syms {
+		sym := Symbol{
+			Name:    es.Name,
+			Value:   es.Value,
+			Size:    es.Size,
+			Type:    elf.ST_TYPE(es.Info),
+			Bind:    elf.ST_BIND(es.Info),
+			Section: es.Section,
+		}
+		if sym.Section != elf.SHN_UNDEF && sym.Section < elf.SHN_LORESERVE && int(sym.Section) >= len(f.Sections) {
+			return l.errorf(-1, ErrCorrupt, "symbol %d (%q) has section index %d, file has %d sections", i+1, sym.Name, sym.Section, len(f.Sections))
+		}
+		if f.Arch == ArchARM && sym.Type == elf.STT_FUNC && sym.Value&1 != 0 {
+			sym.Value &^= 1
+			sym.Thumb = true
+		}
+		f.Symbols = append(f.Symbols, sym)
+	}
+	return nil
+}
+
+// relocations parses the REL and RELA sections that apply to loaded sections.
+func (l *loader) relocations() error {
+	f := l.f
+	for i, rs := range f.Sections {
+		if rs.Type != elf.SHT_REL && rs.Type != elf.SHT_RELA {
+			continue
+		}
+		if rs.Flags&elf.SHF_ALLOC != 0 && f.Type != elf.ET_REL {
+			continue // dynamic relocations of a linked file
+		}
+		if rs.Info == 0 || int(rs.Info) >= len(f.Sections) {
+			if f.Type == elf.ET_REL {
+				return l.errorf(-1, ErrCorrupt, "relocation section %d (%q) applies to section index %d, file has %d sections", i, rs.Name, rs.Info, len(f.Sections))
+			}
+			continue
+		}
+		target := f.Sections[rs.Info]
+		if target.Data == nil {
+			continue
+		}
+		if int(rs.Link) != f.SymTab {
+			return l.errorf(-1, ErrCorrupt, "relocation section %d (%q) uses section %d as its symbol table, not %d", i, rs.Name, rs.Link, f.SymTab)
+		}
+		relocs, err := l.parseRelocs(rs, target)
+		if err != nil {
+			return err
+		}
+		target.Relocs = append(target.Relocs, relocs...)
+	}
+	for _, s := range f.Sections {
+		sort.SliceStable(s.Relocs, func(i, j int) bool { return s.Relocs[i].Offset < s.Relocs[j].Offset })
+	}
+	return nil
+}
+
+func (l *loader) parseRelocs(rs, target *Section) ([]Reloc, error) {
+	f := l.f
+	rela := rs.Type == elf.SHT_RELA
+	var entsize uint64
+	switch {
+	case f.Class == elf.ELFCLASS32 && !rela:
+		entsize = 8
+	case f.Class == elf.ELFCLASS32 && rela:
+		entsize = 12
+	case !rela:
+		entsize = 16
+	default:
+		entsize = 24
+	}
+	if rs.Size%entsize != 0 {
+		return nil, l.errorf(int64(rs.Offset), ErrCorrupt, "relocation section %d (%q) size %#x is not a multiple of %d", rs.Index, rs.Name, rs.Size, entsize)
+	}
+	data, err := l.read(rs.Offset, rs.Size)
+	if err != nil {
+		return nil, l.errorf(int64(rs.Offset), ErrCorrupt, "reading relocation section %d (%q): %v", rs.Index, rs.Name, err)
+	}
+	bo := f.ByteOrder
+	relocs := make([]Reloc, 0, len(data)/int(entsize))
+	for off := uint64(0); off < uint64(len(data)); off += entsize {
+		e := data[off : off+entsize]
+		var r Reloc
+		r.RELA = rela
+		if f.Class == elf.ELFCLASS32 {
+			info := bo.Uint32(e[4:])
+			r.Offset = uint64(bo.Uint32(e))
+			r.Sym, r.Type = int(info>>8), info&0xff
+			if rela {
+				r.Addend = int64(int32(bo.Uint32(e[8:])))
+			}
+		} else {
+			info := bo.Uint64(e[8:])
+			r.Offset = bo.Uint64(e)
+			r.Sym, r.Type = int(info>>32), uint32(info)
+			if rela {
+				r.Addend = int64(bo.Uint64(e[16:]))
+			}
+		}
+		at := int64(rs.Offset + off)
+		if r.Sym >= len(f.Symbols) {
+			return nil, l.errorf(at, ErrCorrupt, "relocation in %q refers to symbol %d, symbol table has %d", rs.Name, r.Sym, len(f.Symbols))
+		}
+		pos := r.Offset
+		if f.Type != elf.ET_REL {
+			pos -= target.Addr
+		}
+		width := relocWidth(f.Arch, r.Type)
+		if pos > target.Size || target.Size-pos < width {
+			return nil, l.errorf(at, ErrCorrupt, "relocation %s at %#x points outside section %q (size %#x)", relocTypeName(f.Machine, r.Type), r.Offset, target.Name, target.Size)
+		}
+		if !rela && width == 4 && f.Arch == ArchARM && r.Type == uint32(elf.R_ARM_ABS32) {
+			r.Addend = int64(int32(bo.Uint32(target.Data[pos:])))
+		}
+		r.Offset = pos
+		relocs = append(relocs, r)
+	}
+	return relocs, nil
+}

@@ -1,0 +1,145 @@
+#!/bin/sh
+# build.sh rebuilds the ELF fixtures of package objfile, byte for byte.
+#
+# It compiles src/shapes.c with Debian's gcc 12 cross compilers under the
+# ftrace flag sets, derives kernel-like objects from the compiler's assembly
+# (a recordmcount-like __mcount_loc for ARM, an objtool-like NOP form for
+# x86-64), links two small executables, and writes an `objdump -d -r`
+# listing next to every object. It builds everything twice and fails if the
+# two builds differ.
+#
+# Needs: gcc, arm-linux-gnueabi-gcc, aarch64-linux-gnu-gcc,
+# riscv64-linux-gnu-gcc (Debian packages gcc, gcc-arm-linux-gnueabi,
+# gcc-aarch64-linux-gnu, gcc-riscv64-linux-gnu) and their binutils.
+#
+# Usage: sh objfile/testdata/build.sh   (from any directory)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Fixed paths: every compile runs in $work/src on a copy of the sources, and
+# the prefix map hides $work from the debug-free output anyway.
+common="-c -O2 -fno-ident -ffile-prefix-map=$work/=./ -fno-asynchronous-unwind-tables"
+
+# objects NAME CC FLAGS... builds one object from shapes.c into $out.
+object() {
+	name=$1 cc=$2
+	shift 2
+	(cd "$work/src" && $cc $common "$@" -o "$out/$name.o" shapes.c)
+}
+
+# armmloc NAME FLAGS... compiles shapes.c for ARM to assembly and does what
+# the kernel's recordmcount does to the object: it records the address of
+# every `bl __gnu_mcount_nc` in a __mcount_loc section. The assembler turns
+# each `.word` into an R_ARM_ABS32 REL relocation against the text section
+# with the addend stored in the section data.
+armmloc() {
+	name=$1
+	shift
+	(cd "$work/src" &&
+		arm-linux-gnueabi-gcc $common -S "$@" -o "$name.s" shapes.c &&
+		awk '
+		/^[ \t]*bl[ \t]+__gnu_mcount_nc/ { n++; print ".Lmcount_loc" n ":" }
+		{ print }
+		END {
+			print "\t.section __mcount_loc,\"a\",%progbits"
+			print "\t.align 2"
+			for (i = 1; i <= n; i++) print "\t.word .Lmcount_loc" i
+		}' "$name.s" >"$name.mloc.s" &&
+		arm-linux-gnueabi-gcc -c "$@" -o "$out/$name.o" "$name.mloc.s")
+}
+
+# x86objtool NAME FLAGS... makes an object shaped like clang output after
+# `objtool --mcount --mnop`: each `call __fentry__` becomes a 5-byte NOP,
+# its relocation stays behind as R_X86_64_NONE against __fentry__, and an
+# __mcount_loc section lists the sites with R_X86_64_64 relocations.
+x86objtool() {
+	name=$1
+	shift
+	(cd "$work/src" &&
+		gcc $common -S "$@" -o "$name.s" shapes.c &&
+		awk '
+		/^(1:)?[ \t]*call[ \t]+__fentry__/ {
+			n++
+			if ($0 ~ /^1:/) print "1:"
+			print ".Lmcount_loc" n ":"
+			print "\t.reloc .+1, R_X86_64_NONE, __fentry__"
+			print "\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+			next
+		}
+		{ print }
+		END {
+			print "\t.section __mcount_loc,\"a\",@progbits"
+			print "\t.align 8"
+			for (i = 1; i <= n; i++) print "\t.quad .Lmcount_loc" i
+		}' "$name.s" >"$name.nop.s" &&
+		gcc -c -o "$out/$name.o" "$name.nop.s")
+}
+
+# link NAME CC FLAGS... links shapes.c and the uninstrumented stubs.c into a
+# static freestanding executable at a fixed address.
+link() {
+	name=$1 cc=$2
+	shift 2
+	(cd "$work/src" &&
+		$cc $common -fno-pie -o stubs.o stubs.c &&
+		$cc $common -fno-pie "$@" -o shapes.o shapes.c &&
+		$cc -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-e,_start \
+			-Wl,-z,norelro -o "$out/$name" shapes.o stubs.o)
+}
+
+build() {
+	out=$1
+	mkdir -p "$out"
+	rm -rf "$work/src"
+	mkdir "$work/src"
+	cp "$here/src/shapes.c" "$here/src/stubs.c" "$work/src/"
+
+	object arm-pg arm-linux-gnueabi-gcc -pg
+	object arm-marm-pg arm-linux-gnueabi-gcc -marm -pg
+	object arm-apcs-pg arm-linux-gnueabi-gcc -marm -pg -fno-omit-frame-pointer -mapcs-frame
+	object arm-thumb-pg arm-linux-gnueabi-gcc -march=armv7-a -mthumb -pg
+	armmloc arm-marm-mloc -marm -pg
+	armmloc arm-thumb-mloc -march=armv7-a -mthumb -pg
+
+	object x86-pg-pie gcc -pg
+	object x86-pg gcc -fno-pie -pg
+	object x86-fentry-pie gcc -pg -mfentry
+	object x86-fentry gcc -fno-pie -pg -mfentry
+	object x86-fentry-mrecord-pie gcc -pg -mfentry -mrecord-mcount
+	object x86-fentry-mrecord gcc -fno-pie -pg -mfentry -mrecord-mcount
+	object x86-fentry-mrecord-nop gcc -fno-pie -pg -mfentry -mrecord-mcount -mnop-mcount
+	x86objtool x86-objtool -fno-pie -pg -mfentry
+	link x86-fentry-mrecord.exe gcc -pg -mfentry -mrecord-mcount
+
+	object arm64-pg aarch64-linux-gnu-gcc -pg
+	object arm64-pfe2 aarch64-linux-gnu-gcc -fpatchable-function-entry=2
+	object arm64-pfe4-2 aarch64-linux-gnu-gcc -fpatchable-function-entry=4,2
+	link arm64-pfe2.exe aarch64-linux-gnu-gcc -fpatchable-function-entry=2
+
+	object riscv64-pg riscv64-linux-gnu-gcc -pg
+	object riscv64-pfe4 riscv64-linux-gnu-gcc -fpatchable-function-entry=4
+
+	for f in "$out"/*.o "$out"/*.exe; do
+		case $(basename "$f") in
+		arm-*) objdump=arm-linux-gnueabi-objdump ;;
+		arm64-*) objdump=aarch64-linux-gnu-objdump ;;
+		riscv64-*) objdump=riscv64-linux-gnu-objdump ;;
+		*) objdump=objdump ;;
+		esac
+		(cd "$out" && $objdump -d -r "$(basename "$f")") >"$f.objdump"
+	done
+}
+
+build "$work/a"
+build "$work/b"
+if ! diff -r "$work/a" "$work/b" >/dev/null; then
+	echo "build.sh: two builds differ:" >&2
+	diff -r "$work/a" "$work/b" >&2 || true
+	exit 1
+fi
+rm -f "$here"/*.o "$here"/*.exe "$here"/*.objdump
+cp "$work/a"/* "$here/"
+echo "build.sh: $(ls "$work/a" | grep -vc objdump) fixtures rebuilt in $here"
