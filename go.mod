@@ -4,4 +4,7 @@ go 1.26.8
 
 require golang.org/x/arch v0.33.0
 
-require github.com/stretchr/testify v1.12.1 // indirect
+require (
+	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
