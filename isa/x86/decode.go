@@ -1,0 +1,472 @@
+package x86
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// Sentinel errors; the *Error type wraps them so that errors.Is works.
+var (
+	// ErrUndecodable means x86asm does not recognise the bytes, or the
+	// instruction runs past the end of the bytes available.
+	ErrUndecodable = errors.New("undecodable instruction")
+	// ErrUnsupported means the bytes decode but this executor does not
+	// implement the instruction (or this form of it).
+	ErrUnsupported = errors.New("unsupported instruction")
+	// ErrMemory means a load or store fell outside the memory the Bus serves.
+	// Bus implementations should wrap it.
+	ErrMemory = errors.New("memory fault")
+	// ErrBreakpoint means an INT3 (cc) was executed. Exec leaves the
+	// registers untouched (RIP still names the int3) so that the caller can
+	// emulate the #BP exception itself.
+	ErrBreakpoint = errors.New("breakpoint (int3)")
+)
+
+// Error is a decode or execution failure at one address.
+type Error struct {
+	PC     uint64
+	Bytes  []byte // the instruction's bytes, or up to 15 bytes from PC when it does not decode
+	Disasm string // empty when the bytes do not decode
+	Err    error  // one of the sentinels, possibly wrapped
+}
+
+func (e *Error) Error() string {
+	d := e.Disasm
+	if d == "" {
+		d = "?"
+	}
+	return fmt.Sprintf("pc %#x: % x (%s): %v", e.PC, e.Bytes, d, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// detail is an error that adds a description to a sentinel.
+type detail struct {
+	msg      string
+	sentinel error
+}
+
+func (d *detail) Error() string { return d.msg + ": " + d.sentinel.Error() }
+func (d *detail) Unwrap() error { return d.sentinel }
+
+var (
+	errTruncated   = &detail{"truncated at the end of the bytes available", ErrUndecodable}
+	errSegment     = &detail{"fs/gs segment override", ErrUnsupported}
+	errAddrSize    = &detail{"32-bit address size", ErrUnsupported}
+	errDataSize16  = &detail{"16-bit operand size for a stack or branch instruction", ErrUnsupported}
+	errOperandForm = &detail{"operand form", ErrUnsupported}
+)
+
+// MaxLen is the longest x86 instruction, in bytes.
+const MaxLen = 15
+
+// Operand kinds.
+const (
+	kindNone uint8 = iota
+	kindReg
+	kindMem
+	kindImm
+)
+
+// Register numbers that are not general-purpose registers, used in operand.
+const (
+	noBase  uint8 = 0xff // no base or index register
+	ripBase uint8 = 0x10 // RIP-relative: base is the address of the next instruction
+)
+
+// operand is one resolved operand.
+type operand struct {
+	kind  uint8
+	reg   uint8 // register number 0–15 (for AH–BH: 0–3 with high set)
+	high  bool  // AH, CH, DH or BH
+	size  uint8 // bytes: 1, 2, 4 or 8
+	base  uint8 // memory: base register, noBase or ripBase
+	index uint8 // memory: index register or noBase
+	scale uint8
+	disp  int64 // memory displacement
+	imm   int64 // immediate, sign-extended as x86asm reports it
+}
+
+// Inst is one decoded instruction, with its operands resolved for the
+// executor. Arch keeps x86asm's own view (for disassembly); the other fields
+// are derived from it once, at decode time.
+type Inst struct {
+	Arch x86asm.Inst
+	Op   x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
+	Len  uint8     // encoded length in bytes
+	Cond Cond      // for Jcc, SETcc and CMOVcc
+	Rel  int64     // direct branch displacement: the target is pc+Len+Rel
+
+	raw   [MaxLen]byte
+	nraw  uint8 // how many bytes of raw the decoding depends on
+	size  uint8 // operand size in bytes of the destination (or only) operand
+	dst   operand
+	src   operand
+	src2  operand // third operand (imul's immediate)
+	int3  bool
+	endbr bool
+	err   error // ErrUnsupported (wrapped) when the executor cannot run it
+}
+
+// Bytes returns the bytes inst was decoded from. The slice aliases inst.
+func (inst *Inst) Bytes() []byte { return inst.raw[:inst.Len] }
+
+// Decode decodes the instruction at the start of src, fetched from pc. src
+// should hold the bytes from pc to the end of the text segment (at most 15
+// are looked at). It is safe for concurrent use: x86asm.Decode writes no
+// shared state unless its own tests enable coverage. An undecodable or
+// truncated sequence gives an *Error wrapping ErrUndecodable; bytes that
+// decode to an instruction the executor does not run give an Inst whose Exec
+// fails with ErrUnsupported (so that they fault only if executed).
+func Decode(pc uint64, src []byte) (Inst, error) {
+	var inst Inst
+	err := decode(&inst, pc, src)
+	return inst, err
+}
+
+var endbr64 = [4]byte{0xf3, 0x0f, 0x1e, 0xfa}
+
+func decode(inst *Inst, pc uint64, src []byte) error {
+	n := min(len(src), MaxLen)
+	*inst = Inst{}
+	copy(inst.raw[:], src[:n])
+	if n >= 4 && [4]byte(src[:4]) == endbr64 {
+		// x86asm v0.33.0 reports f3 0f 1e fa as a lone REP prefix.
+		inst.Op, inst.Len, inst.nraw, inst.endbr = x86asm.NOP, 4, 4, true
+		inst.Arch = x86asm.Inst{Op: x86asm.NOP, Mode: 64, AddrSize: 64, DataSize: 32, Len: 4}
+		return nil
+	}
+	ai, err := x86asm.Decode(src[:n], 64)
+	if err != nil || ai.Op == 0 || ai.Len > n {
+		// x86asm reports a truncated instruction, and an unknown opcode
+		// after a prefix, as a one-byte Inst with Op 0 and no error.
+		inst.nraw = uint8(n)
+		e := &Error{PC: pc, Bytes: bytes.Clone(src[:n]), Err: ErrUndecodable}
+		if n < MaxLen {
+			var pad [MaxLen]byte
+			copy(pad[:], src[:n])
+			if p, perr := x86asm.Decode(pad[:], 64); perr == nil && p.Op != 0 && p.Len > n {
+				e.Err = errTruncated
+			}
+		}
+		return e
+	}
+	inst.Arch = ai
+	inst.Op = ai.Op
+	inst.Len = uint8(ai.Len)
+	inst.nraw = uint8(ai.Len)
+	compile(inst)
+	return nil
+}
+
+// Cache holds decoded instructions for one text segment, indexed by byte
+// address. Every hit is checked against the bytes now in text, so a write
+// to text never leaves a stale entry; writers need not tell the cache
+// anything. A Cache is not safe for concurrent use: give each goroutine its
+// own.
+type Cache struct {
+	base    uint64
+	entries []cacheEntry
+}
+
+type cacheEntry struct {
+	valid bool
+	inst  Inst
+	err   error
+}
+
+// NewCache returns a cache for a text segment of size bytes at base.
+func NewCache(base uint64, size int) *Cache {
+	return &Cache{base: base, entries: make([]cacheEntry, size)}
+}
+
+// Lookup returns the decoding of the bytes at the start of src, fetched
+// from pc, from the cache when the cached entry was decoded from the same
+// bytes. src must hold the bytes from pc to the end of the segment, and pc
+// must lie inside the segment. The returned Inst stays valid until the next
+// Lookup at the same pc.
+func (c *Cache) Lookup(pc uint64, src []byte) (*Inst, error) {
+	e := &c.entries[pc-c.base]
+	if e.valid {
+		n := int(e.inst.nraw)
+		// A failed decoding depends on every byte that was available.
+		if n <= len(src) && bytes.Equal(e.inst.raw[:n], src[:n]) &&
+			(e.err == nil || n == min(len(src), MaxLen)) {
+			return &e.inst, e.err
+		}
+	}
+	e.err = decode(&e.inst, pc, src)
+	e.valid = true
+	return &e.inst, e.err
+}
+
+// Disasm returns the GNU (AT&T) syntax of inst at pc, with branch targets
+// written as absolute addresses, named by sym when it knows them (sym may
+// be nil). ENDBR64 is written "endbr64".
+func Disasm(inst *Inst, pc uint64, sym func(addr uint64) string) string {
+	if inst.endbr {
+		return "endbr64"
+	}
+	if inst.Arch.Op == 0 {
+		return "(bad)"
+	}
+	ai := inst.Arch
+	if _, ok := ai.Args[0].(x86asm.Rel); ok {
+		// Written here rather than by x86asm, which prints targets
+		// relative to "." when pc is 0.
+		target := pc + uint64(inst.Len) + uint64(inst.Rel)
+		ai.Args[0] = nil
+		t := fmt.Sprintf("%#x", target)
+		if n := symName(sym, target); n != "" {
+			t += " <" + n + ">"
+		}
+		return x86asm.GNUSyntax(ai, pc, nil) + " " + t
+	}
+	var lookup x86asm.SymLookup
+	if sym != nil {
+		lookup = func(a uint64) (string, uint64) {
+			if s := sym(a); s != "" {
+				return s, a
+			}
+			return "", 0
+		}
+	}
+	return x86asm.GNUSyntax(ai, pc, lookup)
+}
+
+func symName(sym func(uint64) string, a uint64) string {
+	if sym == nil {
+		return ""
+	}
+	return sym(a)
+}
+
+// DisasmBytes decodes src at pc and returns its disassembly, or "(bad)".
+func DisasmBytes(pc uint64, src []byte) string {
+	inst, err := Decode(pc, src)
+	if err != nil {
+		return "(bad)"
+	}
+	return Disasm(&inst, pc, nil)
+}
+
+// regOperand resolves a general-purpose register of any width.
+func regOperand(r x86asm.Reg) (operand, bool) {
+	o := operand{kind: kindReg}
+	switch {
+	case r >= x86asm.AL && r <= x86asm.BL:
+		o.reg, o.size = uint8(r-x86asm.AL), 1
+	case r >= x86asm.AH && r <= x86asm.BH:
+		o.reg, o.size, o.high = uint8(r-x86asm.AH), 1, true
+	case r >= x86asm.SPB && r <= x86asm.R15B:
+		o.reg, o.size = uint8(r-x86asm.SPB)+4, 1
+	case r >= x86asm.AX && r <= x86asm.R15W:
+		o.reg, o.size = uint8(r-x86asm.AX), 2
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		o.reg, o.size = uint8(r-x86asm.EAX), 4
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		o.reg, o.size = uint8(r-x86asm.RAX), 8
+	default:
+		return operand{}, false
+	}
+	return o, true
+}
+
+// memOperand resolves a memory operand of size bytes.
+func memOperand(m x86asm.Mem, size int) (operand, error) {
+	o := operand{kind: kindMem, size: uint8(size), base: noBase, index: noBase, scale: m.Scale, disp: m.Disp}
+	switch m.Segment {
+	case 0, x86asm.CS, x86asm.DS, x86asm.ES, x86asm.SS: // ignored in 64-bit mode
+	default:
+		return operand{}, errSegment
+	}
+	switch {
+	case m.Base == 0:
+	case m.Base == x86asm.RIP:
+		o.base = ripBase
+	case m.Base >= x86asm.RAX && m.Base <= x86asm.R15:
+		o.base = uint8(m.Base - x86asm.RAX)
+	default:
+		return operand{}, errAddrSize
+	}
+	switch {
+	case m.Index == 0:
+	case m.Index >= x86asm.RAX && m.Index <= x86asm.R15:
+		o.index = uint8(m.Index - x86asm.RAX)
+	default:
+		return operand{}, errAddrSize
+	}
+	return o, nil
+}
+
+// arg resolves argument i of ai; memory operands take size bytes.
+func arg(ai *x86asm.Inst, i, size int) (operand, error) {
+	switch a := ai.Args[i].(type) {
+	case nil:
+		return operand{}, nil
+	case x86asm.Reg:
+		if o, ok := regOperand(a); ok {
+			return o, nil
+		}
+	case x86asm.Mem:
+		return memOperand(a, size)
+	case x86asm.Imm:
+		return operand{kind: kindImm, imm: int64(a)}, nil
+	}
+	return operand{}, errOperandForm
+}
+
+// condOf returns the cccc field of a Jcc, SETcc or CMOVcc opcode.
+func condOf(ai *x86asm.Inst) Cond {
+	if ai.Opcode>>24 == 0x0f {
+		return Cond(ai.Opcode >> 16 & 15)
+	}
+	return Cond(ai.Opcode >> 24 & 15)
+}
+
+// compile resolves x86asm's operands into the fields Exec uses. Anything
+// Exec cannot run sets inst.err.
+func compile(inst *Inst) {
+	ai := &inst.Arch
+	if ai.AddrSize != 64 && ai.Op != x86asm.NOP {
+		inst.err = errAddrSize
+		return
+	}
+	// Operand size: from a register operand when there is one, else from
+	// the memory operand.
+	size := ai.MemBytes
+	if o, ok := ai.Args[0].(x86asm.Reg); ok {
+		if ro, ok := regOperand(o); ok {
+			size = int(ro.size)
+		}
+	}
+	var err error
+	set := func(dst *operand, i, sz int) {
+		if err == nil {
+			*dst, err = arg(ai, i, sz)
+		}
+	}
+	switch ai.Op {
+	case x86asm.NOP, x86asm.PAUSE, x86asm.INT, x86asm.CALL, x86asm.JMP, x86asm.RET, x86asm.LEAVE,
+		x86asm.PUSH, x86asm.POP:
+		size = 8
+	}
+	switch ai.Op {
+	case x86asm.NOP, x86asm.PAUSE:
+		// Any operands of a multi-byte NOP are not accessed.
+	case x86asm.INT:
+		if ai.Len == 1 && inst.raw[0] == 0xcc {
+			inst.int3 = true
+		} else {
+			err = errOperandForm
+		}
+	case x86asm.CALL, x86asm.JMP:
+		if ai.DataSize == 16 {
+			err = errDataSize16
+			break
+		}
+		if rel, ok := ai.Args[0].(x86asm.Rel); ok {
+			inst.Rel = int64(rel)
+			break
+		}
+		set(&inst.dst, 0, 8)
+		if inst.dst.kind == kindReg && inst.dst.size != 8 {
+			err = errOperandForm
+		}
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE, x86asm.JL,
+		x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS:
+		rel, ok := ai.Args[0].(x86asm.Rel)
+		if !ok || ai.DataSize == 16 {
+			err = errOperandForm
+			break
+		}
+		inst.Rel = int64(rel)
+		inst.Cond = condOf(ai)
+	case x86asm.RET:
+		if ai.DataSize == 16 {
+			err = errDataSize16
+			break
+		}
+		set(&inst.src, 0, 0) // optional imm16
+	case x86asm.PUSH, x86asm.POP:
+		if ai.DataSize == 16 {
+			err = errDataSize16
+			break
+		}
+		set(&inst.dst, 0, 8)
+		if inst.dst.kind == kindReg && inst.dst.size != 8 || ai.Op == x86asm.POP && inst.dst.kind == kindImm {
+			err = errOperandForm
+		}
+	case x86asm.LEAVE:
+		if ai.DataSize == 16 {
+			err = errDataSize16
+		}
+	case x86asm.MOV, x86asm.ADD, x86asm.ADC, x86asm.SUB, x86asm.SBB, x86asm.AND, x86asm.OR,
+		x86asm.XOR, x86asm.CMP, x86asm.TEST, x86asm.XCHG:
+		set(&inst.dst, 0, size)
+		set(&inst.src, 1, size)
+		if err == nil && (inst.dst.kind != kindReg && inst.dst.kind != kindMem || inst.src.kind == kindNone ||
+			inst.dst.kind == kindMem && inst.src.kind == kindMem) {
+			err = errOperandForm
+		}
+	case x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT:
+		set(&inst.dst, 0, size)
+		if inst.dst.kind != kindReg && inst.dst.kind != kindMem {
+			err = errOperandForm
+		}
+	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
+		set(&inst.dst, 0, size)
+		set(&inst.src, 1, 0)
+		if err == nil && !(inst.src.kind == kindImm || inst.src.kind == kindReg && inst.src.reg == 1 && inst.src.size == 1 && !inst.src.high) {
+			err = errOperandForm
+		}
+	case x86asm.LEA:
+		set(&inst.dst, 0, 0)
+		set(&inst.src, 1, 0)
+		if inst.dst.kind != kindReg || inst.src.kind != kindMem {
+			err = errOperandForm
+		}
+	case x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD:
+		set(&inst.dst, 0, 0)
+		set(&inst.src, 1, ai.MemBytes)
+		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
+			err = errOperandForm
+		}
+	case x86asm.IMUL:
+		set(&inst.dst, 0, 0)
+		set(&inst.src, 1, size)
+		set(&inst.src2, 2, 0)
+		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem ||
+			inst.src2.kind != kindNone && inst.src2.kind != kindImm {
+			err = errOperandForm // includes the one-operand rdx:rax form
+		}
+	case x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVG,
+		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVNE, x86asm.CMOVNO, x86asm.CMOVNP,
+		x86asm.CMOVNS, x86asm.CMOVO, x86asm.CMOVP, x86asm.CMOVS:
+		set(&inst.dst, 0, 0)
+		set(&inst.src, 1, size)
+		inst.Cond = condOf(ai)
+		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
+			err = errOperandForm
+		}
+	case x86asm.SETA, x86asm.SETAE, x86asm.SETB, x86asm.SETBE, x86asm.SETE, x86asm.SETG,
+		x86asm.SETGE, x86asm.SETL, x86asm.SETLE, x86asm.SETNE, x86asm.SETNO, x86asm.SETNP,
+		x86asm.SETNS, x86asm.SETO, x86asm.SETP, x86asm.SETS:
+		set(&inst.dst, 0, 1)
+		size = 1
+		inst.Cond = condOf(ai)
+		if inst.dst.kind != kindReg && inst.dst.kind != kindMem {
+			err = errOperandForm
+		}
+	default:
+		err = ErrUnsupported
+	}
+	if err == nil && (size < 1 || size > 8 || size&(size-1) != 0) {
+		err = errOperandForm
+	}
+	inst.size = uint8(size)
+	inst.err = err
+}

@@ -1,0 +1,601 @@
+package x86
+
+import (
+	"math/bits"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// Regs is the register file of one x86-64 context. RIP holds the address of
+// the instruction about to execute. The flags are the six status flags of
+// RFLAGS (SDM Vol. 1 §3.4.3.1).
+type Regs struct {
+	R   [16]uint64
+	RIP uint64
+
+	CF, PF, AF, ZF, SF, OF bool
+}
+
+// RFLAGS bit positions of the status flags.
+const (
+	FlagCF = 1 << 0
+	FlagPF = 1 << 2
+	FlagAF = 1 << 4
+	FlagZF = 1 << 6
+	FlagSF = 1 << 7
+	FlagOF = 1 << 11
+
+	// StatusFlags is the mask of the status flags Regs models.
+	StatusFlags = FlagCF | FlagPF | FlagAF | FlagZF | FlagSF | FlagOF
+)
+
+// Flags returns the status flags as RFLAGS bits.
+func (r *Regs) Flags() uint64 {
+	var f uint64
+	for _, b := range [...]struct {
+		set bool
+		bit uint64
+	}{{r.CF, FlagCF}, {r.PF, FlagPF}, {r.AF, FlagAF}, {r.ZF, FlagZF}, {r.SF, FlagSF}, {r.OF, FlagOF}} {
+		if b.set {
+			f |= b.bit
+		}
+	}
+	return f
+}
+
+// SetFlags sets the status flags from RFLAGS bits; other bits are ignored.
+func (r *Regs) SetFlags(f uint64) {
+	r.CF, r.PF, r.AF = f&FlagCF != 0, f&FlagPF != 0, f&FlagAF != 0
+	r.ZF, r.SF, r.OF = f&FlagZF != 0, f&FlagSF != 0, f&FlagOF != 0
+}
+
+// Bus is the memory an instruction sees. size is 1, 2, 4 or 8. reg names
+// the register (0–15) a loaded value goes to, or a stored value comes from,
+// so that the Bus can track who wrote each slot and who reads it back; it
+// is RetAddr for the return address a CALL pushes, RIPReg for a load into
+// the instruction pointer (RET, and the target of an indirect CALL or JMP
+// through memory), and NoReg when no single register is involved.
+type Bus interface {
+	Load(addr uint64, size int, reg uint8) (uint64, error)
+	Store(addr uint64, size int, v uint64, reg uint8) error
+}
+
+// Special values of a Bus access's reg argument.
+const (
+	NoReg   uint8 = 0xff // no register
+	RetAddr uint8 = 0xfe // the return address a CALL pushes
+	RIPReg  uint8 = 0xfd // a load into RIP (RET, or an indirect CALL/JMP through memory)
+)
+
+// Flow says how control left an executed instruction. The names and
+// meanings are those of package isa/arm.
+type Flow uint8
+
+const (
+	// FlowNext: execution continues at the next instruction (RIP advanced).
+	FlowNext Flow = iota
+	// FlowSkipped: a conditional jump was not taken; RIP advanced.
+	FlowSkipped
+	// FlowBranch: a jump (direct, conditional and taken, or indirect).
+	FlowBranch
+	// FlowCall: CALL; the return address (the address after the call) was
+	// pushed with reg=RetAddr and RIP holds the target.
+	FlowCall
+	// FlowReturn: RET; RIP holds the popped value.
+	FlowReturn
+)
+
+var flowNames = [...]string{"next", "skipped", "branch", "call", "return"}
+
+func (f Flow) String() string {
+	if int(f) < len(flowNames) {
+		return flowNames[f]
+	}
+	return "Flow(?)"
+}
+
+// Passed reports whether condition c holds for the flags in r (SDM Vol. 1
+// table B-1).
+func (r *Regs) Passed(c Cond) bool {
+	var v bool
+	switch c &^ 1 {
+	case O:
+		v = r.OF
+	case B:
+		v = r.CF
+	case E:
+		v = r.ZF
+	case BE:
+		v = r.CF || r.ZF
+	case S:
+		v = r.SF
+	case P:
+		v = r.PF
+	case L:
+		v = r.SF != r.OF
+	case LE:
+		v = r.ZF || r.SF != r.OF
+	}
+	return v != (c&1 != 0) // odd conditions are the negations
+}
+
+// Exec executes inst, fetched from r.RIP, against r and bus. On success RIP
+// holds the next address. An INT3 returns an *Error wrapping ErrBreakpoint
+// and leaves r untouched. Any other error leaves r in an unspecified state
+// and is an *Error wrapping ErrUnsupported, ErrMemory or the Bus's error.
+// Exec does not allocate unless it fails.
+func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
+	pc := r.RIP
+	if inst.err != nil {
+		return FlowNext, execError(inst, pc, inst.err)
+	}
+	if inst.int3 {
+		return FlowNext, execError(inst, pc, ErrBreakpoint)
+	}
+	flow, err := execute(inst, r, bus, pc)
+	if err != nil {
+		return flow, execError(inst, pc, err)
+	}
+	return flow, nil
+}
+
+func execError(inst *Inst, pc uint64, err error) error {
+	return &Error{PC: pc, Bytes: append([]byte(nil), inst.Bytes()...), Disasm: Disasm(inst, pc, nil), Err: err}
+}
+
+var sizeMask = [9]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
+
+// get reads a register operand.
+func (r *Regs) get(o *operand) uint64 {
+	if o.high {
+		return r.R[o.reg] >> 8 & 0xff
+	}
+	return r.R[o.reg] & sizeMask[o.size]
+}
+
+// set writes a register operand: 8- and 16-bit writes keep the other bits,
+// 32-bit writes zero-extend (SDM Vol. 1 §3.4.1.1).
+func (r *Regs) set(o *operand, v uint64) {
+	p := &r.R[o.reg]
+	switch {
+	case o.high:
+		*p = *p&^0xff00 | (v&0xff)<<8
+	case o.size == 1:
+		*p = *p&^0xff | v&0xff
+	case o.size == 2:
+		*p = *p&^0xffff | v&0xffff
+	case o.size == 4:
+		*p = uint64(uint32(v))
+	default:
+		*p = v
+	}
+}
+
+// addr computes the effective address of a memory operand.
+func (r *Regs) addr(o *operand, next uint64) uint64 {
+	a := uint64(o.disp)
+	switch o.base {
+	case noBase:
+	case ripBase:
+		a += next
+	default:
+		a += r.R[o.base]
+	}
+	if o.index != noBase {
+		a += r.R[o.index] * uint64(o.scale)
+	}
+	return a
+}
+
+// read reads a register, memory or immediate operand of size bytes; reg is
+// the Bus's reg argument for a memory read.
+func (r *Regs) read(o *operand, size uint8, bus Bus, next uint64, reg uint8) (uint64, error) {
+	switch o.kind {
+	case kindReg:
+		return r.get(o), nil
+	case kindImm:
+		return uint64(o.imm) & sizeMask[size], nil
+	}
+	return bus.Load(r.addr(o, next), int(size), reg)
+}
+
+// write writes a register or memory operand of size bytes.
+func (r *Regs) write(o *operand, size uint8, v uint64, bus Bus, next uint64, reg uint8) error {
+	if o.kind == kindReg {
+		r.set(o, v)
+		return nil
+	}
+	return bus.Store(r.addr(o, next), int(size), v&sizeMask[size], reg)
+}
+
+// busReg is the Bus's reg argument for a register operand.
+func busReg(o *operand) uint8 {
+	if o.kind == kindReg {
+		return o.reg
+	}
+	return NoReg
+}
+
+func (r *Regs) push(bus Bus, v uint64, reg uint8) error {
+	sp := r.R[RSP] - 8
+	if err := bus.Store(sp, 8, v, reg); err != nil {
+		return err
+	}
+	r.R[RSP] = sp
+	return nil
+}
+
+func (r *Regs) pop(bus Bus, reg uint8) (uint64, error) {
+	v, err := bus.Load(r.R[RSP], 8, reg)
+	if err != nil {
+		return 0, err
+	}
+	r.R[RSP] += 8
+	return v, nil
+}
+
+func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
+	next := pc + uint64(inst.Len)
+	size := inst.size
+	d, s := &inst.dst, &inst.src
+	switch inst.Op {
+	case x86asm.NOP, x86asm.PAUSE:
+	case x86asm.CALL:
+		target := next + uint64(inst.Rel)
+		if d.kind != kindNone {
+			var err error
+			if target, err = r.read(d, 8, bus, next, RIPReg); err != nil {
+				return FlowNext, err
+			}
+		}
+		if err := r.push(bus, next, RetAddr); err != nil {
+			return FlowNext, err
+		}
+		r.RIP = target
+		return FlowCall, nil
+	case x86asm.JMP:
+		target := next + uint64(inst.Rel)
+		if d.kind != kindNone {
+			var err error
+			if target, err = r.read(d, 8, bus, next, RIPReg); err != nil {
+				return FlowNext, err
+			}
+		}
+		r.RIP = target
+		return FlowBranch, nil
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE, x86asm.JL,
+		x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS:
+		if !r.Passed(inst.Cond) {
+			r.RIP = next
+			return FlowSkipped, nil
+		}
+		r.RIP = next + uint64(inst.Rel)
+		return FlowBranch, nil
+	case x86asm.RET:
+		v, err := r.pop(bus, RIPReg)
+		if err != nil {
+			return FlowNext, err
+		}
+		r.R[RSP] += uint64(s.imm) & 0xffff
+		r.RIP = v
+		return FlowReturn, nil
+	case x86asm.PUSH:
+		v, err := r.read(d, 8, bus, next, NoReg)
+		if err != nil {
+			return FlowNext, err
+		}
+		if err := r.push(bus, v, busReg(d)); err != nil {
+			return FlowNext, err
+		}
+	case x86asm.POP:
+		v, err := r.pop(bus, busReg(d))
+		if err != nil {
+			return FlowNext, err
+		}
+		// A memory destination addressed through rsp sees the incremented
+		// rsp (SDM "POP").
+		if err := r.write(d, 8, v, bus, next, NoReg); err != nil {
+			r.R[RSP] -= 8
+			return FlowNext, err
+		}
+	case x86asm.LEAVE:
+		r.R[RSP] = r.R[RBP]
+		v, err := r.pop(bus, uint8(RBP))
+		if err != nil {
+			return FlowNext, err
+		}
+		r.R[RBP] = v
+	case x86asm.MOV:
+		v, err := r.read(s, size, bus, next, busReg(d))
+		if err != nil {
+			return FlowNext, err
+		}
+		if err := r.write(d, size, v, bus, next, busReg(s)); err != nil {
+			return FlowNext, err
+		}
+	case x86asm.LEA:
+		r.set(d, r.addr(s, next))
+	case x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD:
+		v, err := r.read(s, s.size, bus, next, d.reg)
+		if err != nil {
+			return FlowNext, err
+		}
+		if inst.Op != x86asm.MOVZX {
+			v = signExtend(v, s.size)
+		}
+		r.set(d, v)
+	case x86asm.XCHG:
+		a, err := r.read(d, size, bus, next, busReg(s))
+		if err != nil {
+			return FlowNext, err
+		}
+		b, err := r.read(s, size, bus, next, busReg(d))
+		if err != nil {
+			return FlowNext, err
+		}
+		if err := r.write(d, size, b, bus, next, busReg(s)); err != nil {
+			return FlowNext, err
+		}
+		if err := r.write(s, size, a, bus, next, busReg(d)); err != nil {
+			return FlowNext, err
+		}
+	case x86asm.ADD, x86asm.ADC, x86asm.SUB, x86asm.SBB, x86asm.AND, x86asm.OR, x86asm.XOR,
+		x86asm.CMP, x86asm.TEST:
+		return alu(inst, r, bus, next)
+	case x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT:
+		v, err := r.read(d, size, bus, next, NoReg)
+		if err != nil {
+			return FlowNext, err
+		}
+		var res uint64
+		switch inst.Op {
+		case x86asm.INC:
+			cf := r.CF
+			res = r.add(v, 1, 0, size)
+			r.CF = cf
+		case x86asm.DEC:
+			cf := r.CF
+			res = r.sub(v, 1, 0, size)
+			r.CF = cf
+		case x86asm.NEG:
+			res = r.sub(0, v, 0, size)
+			r.CF = v != 0
+		case x86asm.NOT:
+			res = ^v & sizeMask[size]
+		}
+		if err := r.write(d, size, res, bus, next, NoReg); err != nil {
+			return FlowNext, err
+		}
+	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
+		return shift(inst, r, bus, next)
+	case x86asm.IMUL:
+		a := r.get(d)
+		if inst.src2.kind != kindNone {
+			var err error
+			if a, err = r.read(s, size, bus, next, d.reg); err != nil {
+				return FlowNext, err
+			}
+			r.set(d, r.imul(a, uint64(inst.src2.imm), size))
+			break
+		}
+		b, err := r.read(s, size, bus, next, d.reg)
+		if err != nil {
+			return FlowNext, err
+		}
+		r.set(d, r.imul(a, b, size))
+	case x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVG,
+		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVNE, x86asm.CMOVNO, x86asm.CMOVNP,
+		x86asm.CMOVNS, x86asm.CMOVO, x86asm.CMOVP, x86asm.CMOVS:
+		// The source is read whatever the condition; a 32-bit CMOVcc
+		// zero-extends its destination even when the condition fails (SDM
+		// "CMOVcc").
+		v, err := r.read(s, size, bus, next, d.reg)
+		if err != nil {
+			return FlowNext, err
+		}
+		if !r.Passed(inst.Cond) {
+			v = r.get(d)
+		}
+		r.set(d, v)
+	case x86asm.SETA, x86asm.SETAE, x86asm.SETB, x86asm.SETBE, x86asm.SETE, x86asm.SETG,
+		x86asm.SETGE, x86asm.SETL, x86asm.SETLE, x86asm.SETNE, x86asm.SETNO, x86asm.SETNP,
+		x86asm.SETNS, x86asm.SETO, x86asm.SETP, x86asm.SETS:
+		var v uint64
+		if r.Passed(inst.Cond) {
+			v = 1
+		}
+		if err := r.write(d, 1, v, bus, next, NoReg); err != nil {
+			return FlowNext, err
+		}
+	default:
+		return FlowNext, ErrUnsupported
+	}
+	r.RIP = next
+	return FlowNext, nil
+}
+
+func signExtend(v uint64, size uint8) uint64 {
+	switch size {
+	case 1:
+		return uint64(int8(v))
+	case 2:
+		return uint64(int16(v))
+	case 4:
+		return uint64(int32(v))
+	}
+	return v
+}
+
+func parity(v uint64) bool { return bits.OnesCount8(uint8(v))&1 == 0 }
+
+// result sets SF, ZF and PF from a result of size bytes.
+func (r *Regs) result(res uint64, size uint8) {
+	r.SF = res>>(size*8-1)&1 != 0
+	r.ZF = res&sizeMask[size] == 0
+	r.PF = parity(res)
+}
+
+// add returns a+b+carry truncated to size bytes and sets all six flags as
+// ADD/ADC do (SDM "ADD", "ADC").
+func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
+	m := sizeMask[size]
+	var res, c uint64
+	if size == 8 {
+		res, c = bits.Add64(a, b, carry)
+	} else {
+		sum := a + b + carry
+		res, c = sum&m, sum>>(size*8)
+	}
+	r.CF = c != 0
+	r.OF = ((a^res)&(b^res))>>(size*8-1)&1 != 0
+	r.AF = (a^b^res)&0x10 != 0
+	r.result(res, size)
+	return res
+}
+
+// sub returns a-b-borrow truncated to size bytes and sets all six flags as
+// SUB/SBB/CMP do (SDM "SUB", "SBB", "CMP").
+func (r *Regs) sub(a, b, borrow uint64, size uint8) uint64 {
+	m := sizeMask[size]
+	var res, c uint64
+	if size == 8 {
+		res, c = bits.Sub64(a, b, borrow)
+	} else {
+		res = (a - b - borrow) & m
+		if a < b+borrow {
+			c = 1
+		}
+	}
+	r.CF = c != 0
+	r.OF = ((a^b)&(a^res))>>(size*8-1)&1 != 0
+	r.AF = (a^b^res)&0x10 != 0
+	r.result(res, size)
+	return res
+}
+
+// logic sets the flags of AND, OR, XOR and TEST: CF and OF cleared, SF, ZF
+// and PF from the result, AF (undefined in the SDM) cleared as hardware does.
+func (r *Regs) logic(res uint64, size uint8) uint64 {
+	r.CF, r.OF, r.AF = false, false, false
+	r.result(res, size)
+	return res
+}
+
+func alu(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
+	size := inst.size
+	d, s := &inst.dst, &inst.src
+	a, err := r.read(d, size, bus, next, NoReg)
+	if err != nil {
+		return FlowNext, err
+	}
+	b, err := r.read(s, size, bus, next, NoReg)
+	if err != nil {
+		return FlowNext, err
+	}
+	var res uint64
+	carry := uint64(0)
+	if r.CF {
+		carry = 1
+	}
+	switch inst.Op {
+	case x86asm.ADD:
+		res = r.add(a, b, 0, size)
+	case x86asm.ADC:
+		res = r.add(a, b, carry, size)
+	case x86asm.SUB, x86asm.CMP:
+		res = r.sub(a, b, 0, size)
+	case x86asm.SBB:
+		res = r.sub(a, b, carry, size)
+	case x86asm.AND, x86asm.TEST:
+		res = r.logic(a&b, size)
+	case x86asm.OR:
+		res = r.logic(a|b, size)
+	case x86asm.XOR:
+		res = r.logic(a^b, size)
+	}
+	if inst.Op != x86asm.CMP && inst.Op != x86asm.TEST {
+		if err := r.write(d, size, res, bus, next, NoReg); err != nil {
+			return FlowNext, err
+		}
+	}
+	r.RIP = next
+	return FlowNext, nil
+}
+
+// shift executes SHL, SHR and SAR (SDM "SAL/SAR/SHL/SHR"). The count is
+// masked to 5 bits (6 for 64-bit operands); a zero count changes no flag.
+// For counts other than 1, OF is undefined in the SDM: it is computed as for
+// a count of 1 applied to the last step, as QEMU does. AF (undefined) is
+// cleared.
+func shift(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
+	size := inst.size
+	d := &inst.dst
+	v, err := r.read(d, size, bus, next, NoReg)
+	if err != nil {
+		return FlowNext, err
+	}
+	n := uint64(inst.src.imm)
+	if inst.src.kind == kindReg {
+		n = r.R[RCX]
+	}
+	if size == 8 {
+		n &= 63
+	} else {
+		n &= 31
+	}
+	nbits := uint64(size) * 8
+	m := sizeMask[size]
+	res := v
+	if n != 0 {
+		switch inst.Op {
+		case x86asm.SHL:
+			res = v << n & m
+			r.CF = n <= nbits && v>>(nbits-n)&1 != 0
+			r.OF = (res>>(nbits-1)&1 != 0) != r.CF
+		case x86asm.SHR:
+			res = v >> n
+			r.CF = v>>(n-1)&1 != 0
+			r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
+		case x86asm.SAR:
+			sv := int64(signExtend(v, size))
+			res = uint64(sv>>n) & m
+			r.CF = sv>>(n-1)&1 != 0
+			r.OF = false
+		}
+		r.AF = false
+		r.result(res, size)
+	}
+	if err := r.write(d, size, res, bus, next, NoReg); err != nil {
+		return FlowNext, err
+	}
+	r.RIP = next
+	return FlowNext, nil
+}
+
+// imul returns the truncated signed product of a and b (both size bytes)
+// and sets CF and OF when it differs from the full product (SDM "IMUL").
+// SF, ZF and PF (undefined) follow the truncated result and AF is cleared,
+// as QEMU does.
+func (r *Regs) imul(a, b uint64, size uint8) uint64 {
+	sa, sb := int64(signExtend(a, size)), int64(signExtend(b, size))
+	var res uint64
+	var overflow bool
+	if size == 8 {
+		hi, lo := bits.Mul64(uint64(sa), uint64(sb))
+		if sa < 0 {
+			hi -= uint64(sb)
+		}
+		if sb < 0 {
+			hi -= uint64(sa)
+		}
+		res = lo
+		overflow = hi != uint64(int64(lo)>>63)
+	} else {
+		p := sa * sb // at most 32×32 bits: fits in 64
+		res = uint64(p) & sizeMask[size]
+		overflow = int64(signExtend(res, size)) != p
+	}
+	r.CF, r.OF, r.AF = overflow, overflow, false
+	r.result(res, size)
+	return res
+}
