@@ -90,11 +90,42 @@ func Decode(pc uint32, w uint32) (Inst, error) {
 	binary.LittleEndian.PutUint32(b[:], w)
 	decodeMu.Lock()
 	ai, err := armasm.Decode(b[:], armasm.ModeARM)
+	if err != nil && w&strRegMask == strRegValue && w&(1<<3) != 0 {
+		ai, err = decodeStrReg(w)
+	}
 	decodeMu.Unlock()
 	if err != nil {
-		return Inst{}, &Error{PC: pc, Word: w, Err: ErrUndecodable}
+		// The Inst is still safe to Exec: it fails with ErrUndecodable.
+		return Inst{Word: w, Cond: AL, err: ErrUndecodable}, &Error{PC: pc, Word: w, Err: ErrUndecodable}
 	}
 	return compile(ai, w), nil
+}
+
+// STR (register), A8.8.204 encoding A1: cond 011P U0W0 Rn Rt imm5 type 0 Rm.
+const (
+	strRegMask  = 0x0e500010
+	strRegValue = 0x06000000
+)
+
+// decodeStrReg works around armasm v0.33.0, whose table entry for STR
+// (register) has mask 0x0e500018 instead of 0x0e500010 and so rejects every
+// STR with an index register r8–r15 ("str r0, [r1, r8]"). It decodes the
+// word with Rm's top bit cleared and puts it back. decodeMu must be held.
+func decodeStrReg(w uint32) (armasm.Inst, error) {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], w&^(1<<3))
+	ai, err := armasm.Decode(b[:], armasm.ModeARM)
+	if err != nil {
+		return ai, err
+	}
+	m, ok := ai.Args[1].(armasm.Mem)
+	if ai.Op&^15 != armasm.STR_EQ || !ok || m.Sign == 0 {
+		return armasm.Inst{}, errors.New("not STR (register)")
+	}
+	m.Index |= 8
+	ai.Args[1] = m
+	ai.Enc = w
+	return ai, nil
 }
 
 // Cache holds decoded instructions for one text segment, indexed by word.
@@ -298,15 +329,17 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		inst.Rm, ok2 = reg(1)
 		ok = ok1 && ok2
 	case armasm.UXTB, armasm.UXTH, armasm.SXTB, armasm.SXTH:
-		var ok1, ok2 bool
+		// armasm gives the rotated source as one operand: Rm or Rm, ROR #n.
+		var ok1 bool
 		inst.Rd, ok1 = reg(0)
-		inst.Rm, ok2 = reg(1)
-		ok = ok1 && ok2
-		switch a := args[2].(type) {
-		case nil:
+		switch a := args[1].(type) {
+		case armasm.Reg:
+			inst.Rm = uint8(a)
+			ok = ok1 && a <= armasm.R15
 		case armasm.RegShift:
 			inst.Rm = uint8(a.Reg)
 			inst.Imm = uint32(a.Count)
+			ok = ok1 && a.Shift == armasm.RotateRight
 		default:
 			ok = false
 		}

@@ -13,7 +13,8 @@ type Regs struct {
 	N, Z, C, V bool
 }
 
-// Bus is the memory an instruction sees. size is 1, 2 or 4. reg names the
+// Bus is the memory an instruction sees. size is 1, 2 or 4; a stored v
+// never has bits set above size bytes. reg names the
 // register a loaded value goes to, or a stored value comes from, so that the
 // Bus can track who wrote each slot and who reads it back; it is NoReg when
 // no register is involved.
@@ -100,12 +101,18 @@ func (r *Regs) read(n uint8) uint32 {
 // and is an *Error wrapping ErrUnsupported, ErrMemory or the Bus's error.
 func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
 	pc := r.R[PC]
-	if inst.err != nil {
-		return FlowNext, &Error{PC: pc, Word: inst.Word, Disasm: Disasm(inst, pc, nil), Err: inst.err}
-	}
+	// A failed condition makes any instruction a no-op, even one this
+	// executor cannot run (A8.3).
 	if inst.Cond != AL && !r.Passed(inst.Cond) {
 		r.R[PC] = pc + 4
 		return FlowSkipped, nil
+	}
+	if inst.err != nil {
+		e := &Error{PC: pc, Word: inst.Word, Err: inst.err}
+		if inst.err != ErrUndecodable {
+			e.Disasm = Disasm(inst, pc, nil)
+		}
+		return FlowNext, e
 	}
 	flow, err := exec(inst, r, bus, pc)
 	if err != nil {
@@ -394,7 +401,11 @@ func loadStore(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
 	flow := FlowNext
 	switch inst.Fam {
 	case armasm.STR, armasm.STRB, armasm.STRH:
-		if err := bus.Store(addr, size, r.read(inst.Rd), inst.Rd); err != nil {
+		v := r.read(inst.Rd)
+		if size < 4 {
+			v &= 1<<(8*size) - 1
+		}
+		if err := bus.Store(addr, size, v, inst.Rd); err != nil {
 			return FlowNext, err
 		}
 	case armasm.STRD:
