@@ -19,6 +19,16 @@ notrace int untraced(int x)
 	return ext_g(x) + 1;
 }
 
+/*
+ * The kernel's notrace under -fpatchable-function-entry: gcc 12's
+ * no_instrument_function does not remove patchable NOPs (see untraced in
+ * the arm64 and riscv64 pfe objects), patchable_function_entry(0, 0) does.
+ */
+__attribute__((patchable_function_entry(0, 0))) notrace int untraced_pfe(int x)
+{
+	return ext_g(x) + 2;
+}
+
 /* A static function: a local FUNC symbol. */
 static noinline int helper_static(int x)
 {
@@ -137,5 +147,5 @@ int main(int argc, char **argv)
 	(void)argv;
 	return sum_va(2, argc, init_fn()) + vla(argc) + big_frame(argc) +
 	       with_unlikely(argc) + weak_hook(argc) + sibling(argc) +
-	       leaf(argc, 3) + untraced(argc);
+	       leaf(argc, 3) + untraced(argc) + untraced_pfe(argc);
 }
