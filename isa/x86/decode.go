@@ -385,6 +385,7 @@ func compile(inst *Inst) {
 		}
 		inst.Rel = int64(rel)
 		inst.Cond = condOf(ai)
+		size = 8
 	case x86asm.RET:
 		if ai.DataSize == 16 {
 			err = errDataSize16
