@@ -273,8 +273,19 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		var rm uint8
 		rm, ok2 = reg(1)
 		ok = ok1 && ok2
-		sh := map[armasm.Op]armasm.Shift{armasm.LSL: armasm.ShiftLeft, armasm.LSR: armasm.ShiftRight,
-			armasm.ASR: armasm.ShiftRightSigned, armasm.ROR: armasm.RotateRight, armasm.RRX: armasm.RotateRightExt}[inst.Fam]
+		var sh armasm.Shift
+		switch inst.Fam {
+		case armasm.LSL:
+			sh = armasm.ShiftLeft
+		case armasm.LSR:
+			sh = armasm.ShiftRight
+		case armasm.ASR:
+			sh = armasm.ShiftRightSigned
+		case armasm.ROR:
+			sh = armasm.RotateRight
+		case armasm.RRX:
+			sh = armasm.RotateRightExt
+		}
 		switch a := args[2].(type) {
 		case nil: // RRX
 			inst.Op2 = operand{kind: opRegShift, reg: rm, shift: sh, count: 1}
@@ -376,6 +387,15 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	case armasm.NOP:
 	default:
 		ok = false
+	}
+	switch inst.Fam {
+	case armasm.MUL, armasm.MLA, armasm.MLS, armasm.UMULL, armasm.SMULL, armasm.UMLAL,
+		armasm.SMLAL, armasm.MOVW, armasm.MOVT, armasm.CLZ, armasm.UXTB, armasm.UXTH,
+		armasm.SXTB, armasm.SXTH, armasm.LDRD:
+		// PC as a destination is UNPREDICTABLE here; do not guess.
+		if inst.Rd == PC || inst.Fam != armasm.MUL && inst.Fam != armasm.MLA && inst.Fam != armasm.MLS && inst.Ra == PC {
+			ok = false
+		}
 	}
 	if !ok {
 		unsupported(&inst)

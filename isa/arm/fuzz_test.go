@@ -1,0 +1,65 @@
+package arm
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// FuzzExec executes arbitrary words from arbitrary register states against
+// a small bus. Nothing may panic; every failure must be an *Error wrapping
+// one of the sentinels; straight-line flows must advance pc by 4.
+func FuzzExec(f *testing.F) {
+	for _, c := range execCases {
+		f.Add(c.w, []byte{0, 0x20, 0, 0, 4, 0x20}, uint8(0))
+	}
+	f.Add(uint32(0xe8bd8010), []byte{}, uint8(0xf))
+	f.Add(uint32(0xe7f000f0), []byte{1, 2, 3}, uint8(1))
+	f.Fuzz(func(t *testing.T, w uint32, regs []byte, flags uint8) {
+		var r Regs
+		for i := 0; i < 15 && 4*i+4 <= len(regs); i++ {
+			r.R[i] = binary.LittleEndian.Uint32(regs[4*i:])
+		}
+		// Point a few registers into the bus so that memory forms get far.
+		for i := 0; i < 15; i++ {
+			if r.R[i] == 0 {
+				r.R[i] = 0x1800 + uint32(i)*0x40
+			}
+		}
+		r.R[PC] = 0x1000
+		r.N, r.Z, r.C, r.V = flags&8 != 0, flags&4 != 0, flags&2 != 0, flags&1 != 0
+		bus := newFakeBus(0x1000, 0x3000)
+		bus.record = false
+		inst, derr := Decode(0x1000, w)
+		c := NewCache(0x1000, 4)
+		cinst, cerr := c.Lookup(0x1000, w)
+		if (derr == nil) != (cerr == nil) || cinst.Word != w {
+			t.Fatalf("Decode and Cache.Lookup disagree: %v / %v", derr, cerr)
+		}
+		_ = DisasmWord(0x1000, w)
+		flow, err := Exec(&inst, &r, bus)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.PC != 0x1000 || e.Word != w {
+				t.Fatalf("%08x: error %#v is not an *Error at pc 0x1000", w, err)
+			}
+			if !errors.Is(err, ErrUndecodable) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrMemory) {
+				t.Fatalf("%08x: error %v wraps no sentinel", w, err)
+			}
+			_ = err.Error()
+			return
+		}
+		if derr != nil {
+			t.Fatalf("%08x: undecodable word executed", w)
+		}
+		if (flow == FlowNext || flow == FlowSkipped) && r.R[PC] != 0x1004 {
+			t.Fatalf("%08x (%s): flow %v but pc %#x", w, DisasmWord(0x1000, w), flow, r.R[PC])
+		}
+		if flow == FlowCall && r.R[LR] != 0x1004 {
+			t.Fatalf("%08x: call with lr %#x", w, r.R[LR])
+		}
+		if flow > FlowReturn {
+			t.Fatalf("%08x: flow %d", w, flow)
+		}
+	})
+}
