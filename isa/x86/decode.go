@@ -214,10 +214,10 @@ func Disasm(inst *Inst, pc uint64, sym func(addr uint64) string) string {
 		return "(bad)"
 	}
 	ai := inst.Arch
-	if _, ok := ai.Args[0].(x86asm.Rel); ok {
+	if rel, ok := ai.Args[0].(x86asm.Rel); ok {
 		// Written here rather than by x86asm, which prints targets
 		// relative to "." when pc is 0.
-		target := pc + uint64(inst.Len) + uint64(inst.Rel)
+		target := pc + uint64(inst.Len) + uint64(rel)
 		ai.Args[0] = nil
 		t := fmt.Sprintf("%#x", target)
 		if n := symName(sym, target); n != "" {
