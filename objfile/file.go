@@ -140,17 +140,30 @@ func pathError(path string, err error) error {
 // has a Size() int64 method (bytes.Reader, io.SectionReader), every section
 // is checked to lie inside the file before it is read.
 func NewFile(r io.ReaderAt, name string) (f *File, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			f, err = nil, errorf(name, -1, ErrCorrupt, "malformed file (loader panic: %v)", p)
-		}
-	}()
+	defer recoverAsError(name, "loader", &err)
 	size := int64(-1)
 	if s, ok := r.(interface{ Size() int64 }); ok {
 		size = s.Size()
 	}
 	l := &loader{name: name, r: r, size: size}
-	return l.load()
+	f, err = l.load()
+	return f, err
+}
+
+// recoverPanics turns a panic inside the package into an error at its
+// boundary, the last line of defence against input the checks missed.
+// Tests turn it off so that such a panic fails them.
+var recoverPanics = true
+
+// recoverAsError, deferred by the exported entry points, turns a panic into
+// a *FormatError stored in *err.
+func recoverAsError(name, where string, err *error) {
+	if !recoverPanics {
+		return
+	}
+	if p := recover(); p != nil {
+		*err = errorf(name, -1, ErrCorrupt, "malformed file (%s panic: %v)", where, p)
+	}
 }
 
 type loader struct {
@@ -183,6 +196,18 @@ func (l *loader) load() (*File, error) {
 	if data != elf.ELFDATA2LSB && data != elf.ELFDATA2MSB {
 		return nil, l.errorf(int64(elf.EI_DATA), ErrCorrupt, "unknown ELF data encoding %d", uint8(data))
 	}
+	// e_machine sits at offset 18 in both classes: reject unsupported
+	// machines and classes before debug/elf parses the rest.
+	var hdr [20]byte
+	if n, _ := l.r.ReadAt(hdr[:], 0); n == len(hdr) {
+		bo := binary.ByteOrder(binary.LittleEndian)
+		if data == elf.ELFDATA2MSB {
+			bo = binary.BigEndian
+		}
+		if m := elf.Machine(bo.Uint16(hdr[18:])); archOf(m, class, data) == ArchUnknown {
+			return nil, l.errorf(-1, ErrUnsupportedMachine, "unsupported machine %v (%v, %v)", m, class, data)
+		}
+	}
 	hdrSize := int64(52)
 	if class == elf.ELFCLASS64 {
 		hdrSize = 64
@@ -202,16 +227,8 @@ func (l *loader) load() (*File, error) {
 		ByteOrder: ef.ByteOrder,
 	}
 	l.f = f
-	switch {
-	case ef.Machine == elf.EM_ARM && ef.Class == elf.ELFCLASS32:
-		f.Arch = ArchARM
-	case ef.Machine == elf.EM_X86_64 && ef.Class == elf.ELFCLASS64 && ef.Data == elf.ELFDATA2LSB:
-		f.Arch = ArchX86_64
-	case ef.Machine == elf.EM_AARCH64 && ef.Class == elf.ELFCLASS64:
-		f.Arch = ArchARM64
-	case ef.Machine == elf.EM_RISCV && ef.Class == elf.ELFCLASS64 && ef.Data == elf.ELFDATA2LSB:
-		f.Arch = ArchRISCV64
-	default:
+	f.Arch = archOf(ef.Machine, ef.Class, ef.Data)
+	if f.Arch == ArchUnknown {
 		return nil, l.errorf(-1, ErrUnsupportedMachine, "unsupported machine %v (%v, %v)", ef.Machine, ef.Class, ef.Data)
 	}
 	if len(ef.Sections) == 0 {
@@ -227,6 +244,22 @@ func (l *loader) load() (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// archOf returns the architecture of a machine, class and byte order, or
+// ArchUnknown if this package does not support the combination.
+func archOf(m elf.Machine, c elf.Class, d elf.Data) Arch {
+	switch {
+	case m == elf.EM_ARM && c == elf.ELFCLASS32:
+		return ArchARM
+	case m == elf.EM_X86_64 && c == elf.ELFCLASS64 && d == elf.ELFDATA2LSB:
+		return ArchX86_64
+	case m == elf.EM_AARCH64 && c == elf.ELFCLASS64:
+		return ArchARM64
+	case m == elf.EM_RISCV && c == elf.ELFCLASS64 && d == elf.ELFDATA2LSB:
+		return ArchRISCV64
+	}
+	return ArchUnknown
 }
 
 // elfError turns an error from debug/elf into a *FormatError.

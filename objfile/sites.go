@@ -115,15 +115,17 @@ type finder struct {
 // them sorted by section index and offset. It returns a *FormatError if a
 // site table is malformed (an entry without a relocation, pointing outside
 // every executable section, …).
-func (f *File) Sites() (sites []Site, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			sites, err = nil, errorf(f.Name, -1, ErrCorrupt, "malformed file (site discovery panic: %v)", p)
-		}
-	}()
+func (f *File) Sites() (_ []Site, err error) {
+	defer recoverAsError(f.Name, "site discovery", &err)
+	return f.sites()
+}
+
+func (f *File) sites() ([]Site, error) {
+	var sites []Site
 	fd := &finder{f: f, sites: map[siteKey]*Site{}, forms: map[siteKey]callForm{}}
 	fd.relocSites()
 	for _, s := range f.Sections {
+		var err error
 		switch {
 		case s.Name == McountLocSection && s.Data != nil:
 			err = fd.tableSites(s, MethodMloc)

@@ -1,0 +1,71 @@
+package objfile
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain turns off the panic-to-error safety net, so that any panic the
+// input checks miss fails the tests (and the fuzzer) instead of hiding.
+func TestMain(m *testing.M) {
+	recoverPanics = false
+	os.Exit(m.Run())
+}
+
+func TestRecoverAsError(t *testing.T) {
+	recoverPanics = true
+	defer func() { recoverPanics = false }()
+	err := func() (err error) {
+		defer recoverAsError("x.o", "test", &err)
+		var s []int
+		_ = s[3]
+		return nil
+	}()
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "x.o: malformed file (test panic: runtime error: index out of range")
+}
+
+// FuzzLoad feeds arbitrary bytes to the loader and site discovery: they
+// must return a *FormatError or sites that lie inside their sections.
+func FuzzLoad(f *testing.F) {
+	paths, err := filepath.Glob("testdata/*.o")
+	require.NoError(f, err)
+	exes, err := filepath.Glob("testdata/*.exe")
+	require.NoError(f, err)
+	for _, p := range append(paths, exes...) {
+		data, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Add([]byte("\x7fELF"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := NewFile(bytes.NewReader(data), "fuzz.o")
+		if err != nil {
+			var fe *FormatError
+			require.ErrorAs(t, err, &fe)
+			require.Equal(t, "fuzz.o", fe.File)
+			return
+		}
+		sites, err := file.Sites()
+		if err != nil {
+			var fe *FormatError
+			require.ErrorAs(t, err, &fe)
+			return
+		}
+		for _, s := range sites {
+			require.GreaterOrEqual(t, s.SectionIndex, 0)
+			require.Less(t, s.SectionIndex, len(file.Sections))
+			sec := file.Sections[s.SectionIndex]
+			require.True(t, sec.Executable())
+			require.Less(t, s.SectionOffset, sec.Size)
+			require.NotEmpty(t, s.Methods)
+			require.NotEmpty(t, s.Bytes)
+			require.LessOrEqual(t, s.SectionOffset+uint64(len(s.Bytes)), sec.Size)
+			require.Equal(t, sec.Data[s.SectionOffset:s.SectionOffset+uint64(len(s.Bytes))], s.Bytes)
+		}
+	})
+}
