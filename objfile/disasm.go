@@ -56,6 +56,10 @@ func instLen(arch Arch, b []byte, thumb bool, callLen int) int {
 
 // disasm disassembles the site bytes b at address pc in GNU syntax.
 func disasm(arch Arch, b []byte, pc uint64, thumb bool) string {
+	return strings.TrimSpace(disasmRaw(arch, b, pc, thumb))
+}
+
+func disasmRaw(arch Arch, b []byte, pc uint64, thumb bool) string {
 	if len(b) == 0 {
 		return "(no bytes)"
 	}
@@ -93,7 +97,7 @@ func disasm(arch Arch, b []byte, pc uint64, thumb bool) string {
 				out = append(out, "(bad)")
 				break
 			}
-			out = append(out, riscv64asm.GNUSyntax(inst))
+			out = append(out, strings.TrimSpace(riscv64asm.GNUSyntax(inst)))
 			b = b[inst.Len:]
 		}
 		return strings.Join(out, "; ")
