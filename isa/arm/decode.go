@@ -402,3 +402,17 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	}
 	return inst
 }
+
+// StackOrLiteral reports whether every memory access of inst (if any) goes
+// through sp or pc: a push, a pop, a stack-relative load or store, or a
+// literal-pool load. Instructions without memory operands report true.
+func StackOrLiteral(inst *Inst) bool {
+	switch inst.Fam {
+	case armasm.LDR, armasm.STR, armasm.LDRB, armasm.STRB, armasm.LDRH, armasm.STRH,
+		armasm.LDRSB, armasm.LDRSH, armasm.LDRD, armasm.STRD,
+		armasm.LDM, armasm.LDMDA, armasm.LDMDB, armasm.LDMIB,
+		armasm.STM, armasm.STMDA, armasm.STMDB, armasm.STMIB:
+		return inst.Mem.Base == armasm.SP || inst.Mem.Base == armasm.PC
+	}
+	return true
+}

@@ -1,0 +1,81 @@
+package explore
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+// Scenario is the system under check: an arch, a strategy, and the machine
+// around them. Zero fields take the defaults of model.md.
+type Scenario struct {
+	Arch       kernel.Arch
+	Strategy   *patch.Strategy
+	Preempt    sched.Preempt // default full
+	CPUs       int           // default 2
+	Tasks      int           // worker tasks, default 2
+	Iterations int           // default 2
+	Toggles    int           // default 2 (enable, then disable)
+	Functions  int           // traced functions, default 1
+	Prologue   string        // x86: "fentry" (default) or "mcount"
+	Strict     bool          // report mixed-site passes as hazards
+}
+
+// WithDefaults returns s with every zero field set to its default.
+func (s Scenario) WithDefaults() Scenario {
+	if s.CPUs == 0 {
+		s.CPUs = 2
+	}
+	if s.Tasks == 0 {
+		s.Tasks = 2
+	}
+	if s.Iterations == 0 {
+		s.Iterations = 2
+	}
+	if s.Toggles == 0 {
+		s.Toggles = 2
+	}
+	if s.Functions == 0 {
+		s.Functions = 1
+	}
+	if s.Arch == 0 && s.Strategy != nil {
+		s.Arch = s.Strategy.Arch
+	}
+	if s.Prologue == "" && s.Arch == kernel.X86 {
+		s.Prologue = "fentry"
+	}
+	return s
+}
+
+// Build makes the machine for s at preemption bound. record keeps a full
+// trace; unreduced turns off the machine's partial-order reduction.
+func (s Scenario) Build(bound int, record, unreduced bool) (*sched.Machine, error) {
+	s = s.WithDefaults()
+	if s.Strategy == nil {
+		return nil, fmt.Errorf("scenario has no strategy")
+	}
+	img, err := kernel.Build(s.Arch, kernel.Config{Functions: s.Functions, Iterations: s.Iterations, Prologue: s.Prologue})
+	if err != nil {
+		return nil, err
+	}
+	prog, err := patch.Compile(s.Strategy, img, s.Toggles)
+	if err != nil {
+		return nil, err
+	}
+	return sched.New(img, sched.Config{
+		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Bound: bound, Strict: s.Strict, Record: record, Unreduced: unreduced,
+	}, prog)
+}
+
+// String summarizes s in one line.
+func (s Scenario) String() string {
+	s = s.WithDefaults()
+	name := "?"
+	if s.Strategy != nil {
+		name = s.Strategy.Name
+	}
+	return fmt.Sprintf("%v %s, preempt %v, %d cpus, %d tasks, %d iterations, %d toggles, %d functions",
+		s.Arch, name, s.Preempt, s.CPUs, s.Tasks, s.Iterations, s.Toggles, s.Functions)
+}

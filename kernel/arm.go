@@ -1,0 +1,111 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/isa/arm"
+)
+
+// ARM layout constants.
+const (
+	ARMBase = 0x8000
+)
+
+// buildARM lays out the A32 text:
+//
+//	worker:            push {r4, r5, r6, lr}     @ a kthread function's frame
+//	                   mov  r5, #iterations
+//	1:                 mov  r0, r5
+//	                   bl   f0 ... bl fN-1
+//	                   bl   schedule             @ voluntary schedule point
+//	                   subs r5, r5, #1
+//	                   bne  1b
+//	                   bl   do_exit
+//	fK:                push {r4, lr}             @ gcc -O2 -marm -pg
+//	                   push {lr}                 @ site word 0 (e52de004)
+//	                   bl   __gnu_mcount_nc      @ site word 1
+//	                   mov  r4, r0
+//	                   add  r0, r4, #1
+//	                   pop  {r4, pc}
+//	__gnu_mcount_nc:   push {r0-r3, lr}          @ ftrace_caller of Linux 6.1
+//	                   ldr  r1, [sp, #20]        @ parent ip: the word the site pushed
+//	                   sub  r0, lr, #4           @ ip: the bl
+//	                   bl   trace_function
+//	                   pop  {r0-r3}
+//	                   ldr  lr, [sp, #4]         @ the caller's lr, pushed by the site
+//	                   ldr  pc, [sp], #8         @ return, dropping both words
+//	trace_function:    nop (hook: trace) ; bx lr
+//	schedule:          nop (hook: schedule) ; bx lr
+//	do_exit:           nop (hook: exit) ; b .
+func buildARM(cfg Config) (*Image, error) {
+	a := &asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4}}
+	w := func(x arm.Word) { a.emit(x.Bytes()) }
+	ok := func(x arm.Word, fine bool) arm.Word {
+		if !fine {
+			a.fail("kernel: cannot encode %v at %#x", x, a.pc())
+		}
+		return x
+	}
+	call := func(target string) {
+		pc := uint32(a.pc())
+		w(0) // placeholder
+		a.later(func() {
+			x, fine := arm.BL(pc, uint32(a.addr(target)))
+			if !fine {
+				a.fail("kernel: bl %s out of range", target)
+			}
+			copy(a.img.Text[pc-ARMBase:], x.Bytes())
+		})
+	}
+
+	a.sym("worker")
+	a.img.Entry = a.pc()
+	w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
+	w(ok(arm.MovImm(arm.R5, uint32(cfg.Iterations))))
+	loop := uint32(a.pc())
+	w(arm.MovReg(arm.R0, arm.R5))
+	for i := 0; i < cfg.Functions; i++ {
+		call(funcName(i))
+	}
+	call("schedule")
+	w(ok(arm.SubsImm(arm.R5, arm.R5, 1)))
+	w(ok(arm.B(uint32(a.pc()), loop)).If(arm.NE))
+	call("do_exit")
+
+	for i := 0; i < cfg.Functions; i++ {
+		name := funcName(i)
+		a.sym(name)
+		w(arm.Push(arm.RegList(arm.R4, arm.LR)))
+		site := Site{Func: name, Addr: a.pc(), Len: 8, Call: a.pc() + 4}
+		a.img.Sites = append(a.img.Sites, site)
+		w(arm.PushOne(arm.LR))
+		call("__gnu_mcount_nc")
+		w(arm.MovReg(arm.R4, arm.R0))
+		w(ok(arm.AddImm(arm.R0, arm.R4, 1)))
+		w(arm.Pop(arm.RegList(arm.R4, arm.PC)))
+	}
+
+	a.sym("__gnu_mcount_nc")
+	a.img.Callees = append(a.img.Callees, Callee{Addr: a.pc(), Pop: 4})
+	w(arm.Push(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3, arm.LR)))
+	w(arm.LdrImm(arm.R1, arm.SP, 20))
+	w(ok(arm.SubImm(arm.R0, arm.LR, 4)))
+	call("trace_function")
+	w(arm.Pop(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3)))
+	w(arm.LdrImm(arm.LR, arm.SP, 4))
+	w(arm.LdrPost(arm.PC, arm.SP, 8))
+
+	hook := func(name string, kind HookKind, then arm.Word) {
+		a.sym(name)
+		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
+		w(arm.Nop())
+		w(then)
+	}
+	hook("trace_function", HookTrace, arm.BX(arm.LR))
+	hook("schedule", HookSchedule, arm.BX(arm.LR))
+	pc := uint32(a.pc()) + 4
+	hook("do_exit", HookExit, ok(arm.B(pc, pc)))
+	return a.finish()
+}
+
+func funcName(i int) string { return fmt.Sprintf("f%d", i) }

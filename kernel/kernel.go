@@ -1,0 +1,241 @@
+// Package kernel builds the text that mcountsim runs: a workload loop per
+// worker, traced functions laid out as a compiler emits them, the ftrace
+// trampoline, and the stubs of the kernel services that the scheduler
+// implements natively. Everything in the text is real machine code: the
+// trampolines are executed instruction by instruction like the workload.
+//
+// An Image is plain data (bytes, symbols, sites, hook addresses); it does not
+// run anything. Imports: the standard library and the isa packages only.
+package kernel
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Arch names an instruction set.
+type Arch uint8
+
+const (
+	ARM Arch = iota + 1 // ARM A32
+	X86                 // x86-64
+)
+
+var archNames = [...]string{ARM: "arm", X86: "x86"}
+
+func (a Arch) String() string {
+	if int(a) < len(archNames) && archNames[a] != "" {
+		return archNames[a]
+	}
+	return fmt.Sprintf("Arch(%d)", a)
+}
+
+// ParseArch returns the Arch named s ("arm" or "x86").
+func ParseArch(s string) (Arch, error) {
+	switch s {
+	case "arm":
+		return ARM, nil
+	case "x86", "x86-64", "x86_64", "amd64":
+		return X86, nil
+	}
+	return 0, fmt.Errorf("unknown arch %q (want arm or x86)", s)
+}
+
+// HookKind is a kernel service bound to a text address. The word at a hook
+// address is a real no-op instruction; when a task fetches it, the machine
+// performs the service instead and moves on to the next instruction.
+type HookKind uint8
+
+const (
+	HookNone     HookKind = iota
+	HookSchedule          // schedule(): a voluntary context switch
+	HookExit              // do_exit(): the task ends
+	HookTrace             // the tracer records a trace event (ip, parent ip)
+)
+
+var hookNames = [...]string{"", "schedule", "exit", "trace"}
+
+func (h HookKind) String() string {
+	if int(h) < len(hookNames) {
+		return hookNames[h]
+	}
+	return fmt.Sprintf("HookKind(%d)", h)
+}
+
+// Symbol is a named range of text.
+type Symbol struct {
+	Name string
+	Addr uint64
+	Size uint64
+}
+
+// Site is one patchable call site.
+type Site struct {
+	Func string // the traced function
+	Addr uint64 // first byte of the site (ARM: the push {lr})
+	Len  int    // bytes the strategies may rewrite
+	Call uint64 // address of the call instruction inside the site (rec->ip)
+}
+
+// Hook binds a service to an address.
+type Hook struct {
+	Addr uint64
+	Kind HookKind
+}
+
+// Callee records how a called routine treats its caller's stack: the
+// mcount trampolines consume the word the site pushed, so they return with
+// the stack pointer Pop bytes above where it was at the call.
+type Callee struct {
+	Addr uint64
+	Pop  uint8
+}
+
+// Image is a complete simulated kernel text.
+type Image struct {
+	Arch    Arch
+	Base    uint64
+	Text    []byte // compiled bytes, before boot-time patching
+	Symbols []Symbol
+	Sites   []Site
+	Hooks   []Hook
+	Callees []Callee
+	Entry   uint64 // where every worker starts
+	Align   int    // instruction alignment: 4 on ARM, 1 on x86
+}
+
+// Config is what the text depends on.
+type Config struct {
+	Functions  int // traced functions, each with one site; default 1
+	Iterations int // workload iterations per worker; default 2
+	// Prologue selects the x86 call-site flavour: "fentry" (default,
+	// gcc -pg -mfentry) or "mcount" (plain gcc -pg).
+	Prologue string
+}
+
+func (c *Config) defaults() {
+	if c.Functions == 0 {
+		c.Functions = 1
+	}
+	if c.Iterations == 0 {
+		c.Iterations = 2
+	}
+	if c.Prologue == "" {
+		c.Prologue = "fentry"
+	}
+}
+
+// Build returns the image for arch and cfg.
+func Build(arch Arch, cfg Config) (*Image, error) {
+	cfg.defaults()
+	if cfg.Functions < 1 || cfg.Functions > 64 {
+		return nil, fmt.Errorf("functions must be 1..64, got %d", cfg.Functions)
+	}
+	if cfg.Iterations < 1 || cfg.Iterations > 255 {
+		return nil, fmt.Errorf("iterations must be 1..255, got %d", cfg.Iterations)
+	}
+	switch arch {
+	case ARM:
+		return buildARM(cfg)
+	case X86:
+		return buildX86(cfg)
+	}
+	return nil, fmt.Errorf("unknown arch %v", arch)
+}
+
+// Lookup returns the symbol containing addr and the offset into it.
+func (img *Image) Lookup(addr uint64) (Symbol, uint64, bool) {
+	i := sort.Search(len(img.Symbols), func(i int) bool { return img.Symbols[i].Addr > addr }) - 1
+	if i < 0 {
+		return Symbol{}, 0, false
+	}
+	s := img.Symbols[i]
+	if addr >= s.Addr+s.Size {
+		return Symbol{}, 0, false
+	}
+	return s, addr - s.Addr, true
+}
+
+// Name returns "sym+0xoff" (or "sym") for addr, or "" when no symbol holds it.
+func (img *Image) Name(addr uint64) string {
+	s, off, ok := img.Lookup(addr)
+	switch {
+	case !ok:
+		return ""
+	case off == 0:
+		return s.Name
+	}
+	return fmt.Sprintf("%s+%#x", s.Name, off)
+}
+
+// Symbol returns the address of the symbol called name.
+func (img *Image) Symbol(name string) (uint64, bool) {
+	for _, s := range img.Symbols {
+		if s.Name == name {
+			return s.Addr, true
+		}
+	}
+	return 0, false
+}
+
+// SiteAt returns the index of the site whose bytes include addr, or -1.
+func (img *Image) SiteAt(addr uint64) int {
+	for i, s := range img.Sites {
+		if addr >= s.Addr && addr < s.Addr+uint64(s.Len) {
+			return i
+		}
+	}
+	return -1
+}
+
+// asm accumulates text and symbols.
+type asm struct {
+	img   *Image
+	err   error
+	fixes []func()
+}
+
+func (a *asm) pc() uint64 { return a.img.Base + uint64(len(a.img.Text)) }
+
+func (a *asm) emit(b []byte) { a.img.Text = append(a.img.Text, b...) }
+
+// sym starts a symbol at the current pc; end closes the last one.
+func (a *asm) sym(name string) {
+	a.end()
+	a.img.Symbols = append(a.img.Symbols, Symbol{Name: name, Addr: a.pc()})
+}
+
+func (a *asm) end() {
+	if n := len(a.img.Symbols); n > 0 && a.img.Symbols[n-1].Size == 0 {
+		a.img.Symbols[n-1].Size = a.pc() - a.img.Symbols[n-1].Addr
+	}
+}
+
+func (a *asm) fail(format string, args ...any) {
+	if a.err == nil {
+		a.err = fmt.Errorf(format, args...)
+	}
+}
+
+// later runs f once all symbols are placed (for forward references).
+func (a *asm) later(f func()) { a.fixes = append(a.fixes, f) }
+
+func (a *asm) finish() (*Image, error) {
+	a.end()
+	for _, f := range a.fixes {
+		f()
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	sort.SliceStable(a.img.Symbols, func(i, j int) bool { return a.img.Symbols[i].Addr < a.img.Symbols[j].Addr })
+	return a.img, nil
+}
+
+func (a *asm) addr(name string) uint64 {
+	v, ok := a.img.Symbol(name)
+	if !ok {
+		a.fail("kernel: undefined symbol %s", name)
+	}
+	return v
+}

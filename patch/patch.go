@@ -1,0 +1,286 @@
+// Package patch describes patch strategies as data: the forms a call site
+// can take, what boot writes, and the operations of each enable and disable
+// transition. Compile turns a strategy and an image into the plain operation
+// list (sched.Program) that the machine's patcher task executes. The machine
+// never learns a strategy's name: hazards must emerge from executing the
+// bytes the operations write.
+//
+// The built-in strategies are in Builtins; users build their own with the
+// same types, from Go or from a scenario file (ParseFile).
+//
+// Imports: sched, kernel, the isa packages and the standard library.
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+// Piece is one instruction of a form, at a byte offset into the site,
+// written in assembler syntax ("push {lr}", "bl __gnu_mcount_nc", "b .+8")
+// or as hex ("e52de004" for an A32 word, "0f 1f 44 00 00" for x86 bytes).
+type Piece struct {
+	Off  int
+	Insn string
+}
+
+// Form is a named content of (part of) a site.
+type Form struct {
+	Name   string
+	Pieces []Piece
+}
+
+// StepKind is a kind of strategy step.
+type StepKind uint8
+
+const (
+	// Write stores pieces directly, with no protocol (each aligned
+	// instruction word is one atomic store; with Bytewise, each byte).
+	Write StepKind = iota + 1
+	// StopMachine stores pieces inside one stop_machine().
+	StopMachine
+	// SyncSched waits in synchronize_sched().
+	SyncSched
+	// SyncRCUTasks waits in synchronize_rcu_tasks().
+	SyncRCUTasks
+	// SyncCore runs sync_core() on every CPU through an IPI.
+	SyncCore
+	// BreakpointOn publishes the int3 handler's table of sites and the
+	// instruction it must emulate (the pieces of the target form).
+	BreakpointOn
+	// BreakpointOff withdraws the table, waiting for handlers in flight.
+	BreakpointOff
+)
+
+var stepNames = [...]string{"", "write", "stop_machine", "synchronize_sched", "synchronize_rcu_tasks", "sync_core", "bp_on", "bp_off"}
+
+func (k StepKind) String() string {
+	if int(k) < len(stepNames) {
+		return stepNames[k]
+	}
+	return fmt.Sprintf("StepKind(%d)", k)
+}
+
+// ParseStepKind returns the step kind named s.
+func ParseStepKind(s string) (StepKind, error) {
+	for i, n := range stepNames {
+		if i > 0 && n == s {
+			return StepKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown operation %q (want one of %s)", s, strings.Join(stepNames[1:], ", "))
+}
+
+// Ref names pieces of a form: the pieces of Form at the offsets Offs (all
+// of them when Offs is empty). Bytes, when set, narrows a piece to a byte
+// range [Bytes[0], Bytes[1]) of its encoding (for the x86 int3 protocol).
+type Ref struct {
+	Form  string
+	Offs  []int
+	Bytes [2]int
+}
+
+// Step is one operation of a transition.
+type Step struct {
+	Kind     StepKind
+	Writes   []Ref // Write, StopMachine, BreakpointOn
+	Bytewise bool  // Write: one byte per step
+}
+
+// Strategy is a complete patch strategy.
+type Strategy struct {
+	Name    string
+	Arch    kernel.Arch
+	Origin  string
+	Forms   []Form
+	Boot    []Ref  // what ftrace_init() writes before anything runs
+	Enable  []Step // disabled -> enabled
+	Disable []Step // enabled -> disabled
+	// Enabled and Disabled name the forms a site holds in each state, for
+	// documentation and for the int3 handler's "new instruction".
+	Enabled, Disabled string
+}
+
+// Form returns the form called name.
+func (s *Strategy) Form(name string) (*Form, bool) {
+	for i := range s.Forms {
+		if s.Forms[i].Name == name {
+			return &s.Forms[i], true
+		}
+	}
+	return nil, false
+}
+
+// ErrInvalid is wrapped by every validation error.
+var ErrInvalid = errors.New("invalid strategy")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Validate checks s against a site of siteLen bytes: known forms, pieces
+// inside the site, instructions that assemble and decode.
+func (s *Strategy) Validate(img *kernel.Image) error {
+	if s.Arch != img.Arch {
+		return invalid("strategy %s is for %v, the scenario is %v", s.Name, s.Arch, img.Arch)
+	}
+	if len(img.Sites) == 0 {
+		return invalid("the image has no call sites")
+	}
+	site := img.Sites[0]
+	for _, f := range s.Forms {
+		for _, p := range f.Pieces {
+			b, err := Assemble(img, p.Insn, site.Addr+uint64(p.Off))
+			if err != nil {
+				return invalid("form %s, offset %d: %v", f.Name, p.Off, err)
+			}
+			if p.Off < 0 || p.Off+len(b) > site.Len {
+				return invalid("form %s: %q at offset %d (%d bytes) is outside the %d-byte site", f.Name, p.Insn, p.Off, len(b), site.Len)
+			}
+		}
+	}
+	check := func(where string, refs []Ref) error {
+		for _, r := range refs {
+			f, ok := s.Form(r.Form)
+			if !ok {
+				return invalid("%s: unknown form %q", where, r.Form)
+			}
+			for _, off := range r.Offs {
+				if !hasPiece(f, off) {
+					return invalid("%s: form %s has no instruction at offset %d", where, f.Name, off)
+				}
+			}
+		}
+		return nil
+	}
+	if err := check("boot", s.Boot); err != nil {
+		return err
+	}
+	for _, tr := range []struct {
+		name  string
+		steps []Step
+	}{{"enable", s.Enable}, {"disable", s.Disable}} {
+		if len(tr.steps) == 0 {
+			return invalid("%s has no steps", tr.name)
+		}
+		for i, st := range tr.steps {
+			if st.Kind < Write || st.Kind > BreakpointOff {
+				return invalid("%s step %d: unknown operation %v", tr.name, i+1, st.Kind)
+			}
+			if err := check(fmt.Sprintf("%s step %d", tr.name, i+1), st.Writes); err != nil {
+				return err
+			}
+			needs := st.Kind == Write || st.Kind == StopMachine || st.Kind == BreakpointOn
+			if needs != (len(st.Writes) > 0) {
+				if needs {
+					return invalid("%s step %d: %v needs something to write", tr.name, i+1, st.Kind)
+				}
+				return invalid("%s step %d: %v writes nothing", tr.name, i+1, st.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+func hasPiece(f *Form, off int) bool {
+	for _, p := range f.Pieces {
+		if p.Off == off {
+			return true
+		}
+	}
+	return false
+}
+
+// Compile turns s into the patcher's program for img: boot writes, then
+// toggles transitions alternating enable and disable.
+func Compile(s *Strategy, img *kernel.Image, toggles int) (*sched.Program, error) {
+	if err := s.Validate(img); err != nil {
+		return nil, err
+	}
+	if toggles < 0 || toggles > 64 {
+		return nil, invalid("toggles must be 0..64, got %d", toggles)
+	}
+	prog := &sched.Program{}
+	stores := func(refs []Ref) ([]sched.Store, error) {
+		var out []sched.Store
+		for si, site := range img.Sites {
+			for _, r := range refs {
+				f, _ := s.Form(r.Form)
+				pieces := append([]Piece(nil), f.Pieces...)
+				sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].Off < pieces[j].Off })
+				for _, p := range pieces {
+					if len(r.Offs) > 0 && !containsInt(r.Offs, p.Off) {
+						continue
+					}
+					addr := site.Addr + uint64(p.Off)
+					b, err := Assemble(img, p.Insn, addr)
+					if err != nil {
+						return nil, invalid("form %s at %s: %v", f.Name, site.Func, err)
+					}
+					off := p.Off
+					if r.Bytes != [2]int{} {
+						lo, hi := r.Bytes[0], r.Bytes[1]
+						if lo < 0 || hi > len(b) || lo >= hi {
+							return nil, invalid("byte range %d..%d outside %q", lo, hi, p.Insn)
+						}
+						b, off, addr = b[lo:hi], off+lo, addr+uint64(lo)
+					}
+					out = append(out, sched.Store{Addr: addr, Bytes: b, Site: si, Off: off, Form: f.Name})
+				}
+			}
+		}
+		return out, nil
+	}
+	boot, err := stores(s.Boot)
+	if err != nil {
+		return nil, err
+	}
+	prog.Boot = boot
+	for k := 1; k <= toggles; k++ {
+		name, steps := "enable", s.Enable
+		if k%2 == 0 {
+			name, steps = "disable", s.Disable
+		}
+		prog.Transitions = append(prog.Transitions, name)
+		for _, st := range steps {
+			label := fmt.Sprintf("%s #%d", name, k)
+			ss, err := stores(st.Writes)
+			if err != nil {
+				return nil, err
+			}
+			switch st.Kind {
+			case Write:
+				for _, one := range ss {
+					prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpStore, Stores: []sched.Store{one}, Bytewise: st.Bytewise, Transition: k, Label: label})
+				}
+			case StopMachine:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpStopMachine, Stores: ss, Transition: k, Label: label})
+			case SyncSched:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpSyncSched, Transition: k, Label: label})
+			case SyncRCUTasks:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpSyncRCUTasks, Transition: k, Label: label})
+			case SyncCore:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpSyncCore, Transition: k, Label: label})
+			case BreakpointOn:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpBreakpointOn, Stores: ss, Transition: k, Label: label})
+			case BreakpointOff:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpBreakpointOff, Transition: k, Label: label})
+			}
+		}
+	}
+	return prog, nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

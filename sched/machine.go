@@ -1,0 +1,572 @@
+package sched
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// Preempt is a preemption model (model.md §1).
+type Preempt uint8
+
+const (
+	// PreemptFull: a timer interrupt may preempt a task at any instruction
+	// boundary (each such switch counts against the bound).
+	PreemptFull Preempt = iota
+	// PreemptNone: a task leaves its CPU only at a voluntary schedule
+	// point or when it exits.
+	PreemptNone
+)
+
+func (p Preempt) String() string {
+	if p == PreemptNone {
+		return "none"
+	}
+	return "full"
+}
+
+// ParsePreempt returns the model named s.
+func ParsePreempt(s string) (Preempt, error) {
+	switch s {
+	case "full":
+		return PreemptFull, nil
+	case "none":
+		return PreemptNone, nil
+	}
+	return 0, fmt.Errorf("unknown preemption model %q (want none or full)", s)
+}
+
+// Limits of one machine.
+const (
+	MaxCPUs  = 8
+	MaxTasks = 16 // workers plus the patcher
+)
+
+// Config describes the machine around an image.
+type Config struct {
+	CPUs    int     // default 2
+	Tasks   int     // worker tasks, default 2
+	Preempt Preempt // default full
+	// Bound is the largest number of involuntary context switches a run
+	// may make (timer preemptions, stoppers taking a CPU from a task).
+	Bound int
+	// Strict makes a mixed-site pass a hazard of its own.
+	Strict bool
+	// StackWords is the size of each task's stack in words (default 64).
+	StackWords int
+	// MaxSteps is a run's step budget (default 100000); a run that uses
+	// it up is a runaway fault.
+	MaxSteps int
+	// Unreduced turns off the partial-order reduction of Options: every
+	// CPU's step and every preemption is offered at every instruction
+	// boundary. Schedules of reduced and unreduced machines differ.
+	Unreduced bool
+	// Record keeps a trace of every step and the provenance of every write
+	// (replay); exploration leaves it off.
+	Record bool
+}
+
+func (c *Config) defaults() {
+	if c.CPUs == 0 {
+		c.CPUs = 2
+	}
+	if c.Tasks == 0 {
+		c.Tasks = 2
+	}
+	if c.StackWords == 0 {
+		c.StackWords = 64
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = 100000
+	}
+}
+
+// Validate reports a configuration error.
+func (c Config) Validate() error {
+	c.defaults()
+	switch {
+	case c.CPUs < 1 || c.CPUs > MaxCPUs:
+		return fmt.Errorf("cpus must be 1..%d, got %d", MaxCPUs, c.CPUs)
+	case c.Tasks < 1 || c.Tasks > MaxTasks-1:
+		return fmt.Errorf("tasks must be 1..%d, got %d", MaxTasks-1, c.Tasks)
+	case c.Bound < 0:
+		return fmt.Errorf("bound must be >= 0, got %d", c.Bound)
+	case c.StackWords < 16 || c.StackWords > 4096:
+		return fmt.Errorf("stack words must be 16..4096, got %d", c.StackWords)
+	}
+	return nil
+}
+
+// TaskState is where a task is.
+type TaskState uint8
+
+const (
+	Runnable TaskState = iota // waiting in the run queue
+	Running                   // on a CPU
+	Blocked                   // the patcher, sleeping in a wait
+	Exited
+)
+
+var taskStateNames = [...]string{"runnable", "running", "blocked", "exited"}
+
+func (s TaskState) String() string { return taskStateNames[s] }
+
+// Task is one task's context.
+type Task struct {
+	ARM       arm.Regs
+	State     TaskState
+	CPU       int8
+	Preempted bool   // its last switch-out was involuntary
+	NVCSW     uint16 // voluntary context switches
+	Shadow    detect.Shadow
+	Pass      detect.Pass
+}
+
+// CPU is one processor.
+type CPU struct {
+	Cur     int8 // running task, or -1 when the CPU is free
+	Stopper bool // spinning in its stop_machine stopper
+	IPI     bool // a sync_core IPI is pending on it
+}
+
+// Write is the provenance of one store to text.
+type Write struct {
+	ID         uint16
+	Step       int
+	CPU        int
+	Transition int
+	Label      string
+	Store      Store
+}
+
+// Machine is the whole simulated system. The zero value is not usable: use New.
+type Machine struct {
+	img  *kernel.Image
+	cfg  Config
+	prog *Program
+	st   *static
+
+	text []byte
+	prov []uint16 // write id of every text byte; 0 = compiled
+
+	stack    []byte    // all task stacks, one after another
+	slots    []uint8   // per stack word: the register it was written from
+	stackSum [2]uint64 // sum of slotHash over all stack words
+
+	cpus  [MaxCPUs]CPU
+	tasks [MaxTasks]Task
+	runq  [MaxTasks]int8
+	nrunq int8
+
+	patcher int8 // index of the patcher task (== cfg.Tasks)
+	pop     int  // next patcher op
+	psub    int  // progress inside the op
+	stopOn  bool // stop_machine requested
+	stopCPU int8
+	gpKind  OpKind
+	gpCPUs  uint16 // synchronize_sched: CPUs still owing a context switch
+	gpTasks uint32 // synchronize_rcu_tasks: tasks still owing a voluntary switch
+	ipiWait uint16 // sync_core: CPUs still to take the IPI
+
+	preemptions int
+	steps       int
+	nwrites     uint16
+	wtrans      []uint8 // transition of each write id (index id-1)
+	lastCPU     int8
+	cur         int8   // task executing in the current step (for the Bus)
+	loadedInto  uint8  // control register loaded from the stack in this step (0: none)
+	loadedLink  uint8  // the register that slot was written from
+	loadedFrom  uint64 // the slot's address
+	hist        [][]siteSnap
+	hazards     []detect.Hazard
+	done        bool
+
+	// Record mode only.
+	writes []Write
+	trace  []Event
+	passes []PassRecord
+}
+
+type siteSnap = [detect.MaxSiteBytes]uint16
+
+// static is shared by all clones of one machine.
+type static struct {
+	hook      []kernel.HookKind // per text word/byte
+	siteOf    []int8            // per text byte: site index or -1
+	callee    map[uint64]uint8  // callee contracts (extra bytes popped)
+	dec       *arm.Cache
+	stackBase uint64
+	dirty     []uint32 // text offsets any store of the program may write
+	mutable   []bool   // per text byte: some store may write it
+	class     []uint8  // per text word: classLocal/classVisible once known
+}
+
+// PassRecord is a site pass kept for explanations (Record mode).
+type PassRecord struct {
+	Task  int
+	Start int // step of the first fetch
+	End   int // step at which the task left the site (0: still inside)
+	Pass  detect.Pass
+	Mixed bool // the bytes executed are a combination the site never held
+}
+
+// Errors returned by New and Apply.
+var (
+	ErrConfig = errors.New("invalid configuration")
+	ErrChoice = errors.New("no such choice")
+)
+
+// StackBase is where task stacks start in the data address space.
+const StackBase = 0x100000
+
+// New builds a machine that runs img with cfg and a patcher executing prog.
+func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if img.Arch != kernel.ARM {
+		return nil, fmt.Errorf("%w: arch %v is not supported by the machine yet", ErrConfig, img.Arch)
+	}
+	if len(img.Sites) > 127 {
+		return nil, fmt.Errorf("%w: too many sites (%d)", ErrConfig, len(img.Sites))
+	}
+	m := &Machine{img: img, cfg: cfg, prog: prog}
+	st := &static{
+		hook:      make([]kernel.HookKind, len(img.Text)),
+		siteOf:    make([]int8, len(img.Text)),
+		callee:    map[uint64]uint8{},
+		dec:       arm.NewCache(uint32(img.Base), len(img.Text)),
+		stackBase: StackBase,
+	}
+	for _, h := range img.Hooks {
+		st.hook[h.Addr-img.Base] = h.Kind
+	}
+	for i := range st.siteOf {
+		st.siteOf[i] = -1
+	}
+	for i, s := range img.Sites {
+		if s.Len > detect.MaxSiteBytes {
+			return nil, fmt.Errorf("%w: site %s is %d bytes, more than %d", ErrConfig, s.Func, s.Len, detect.MaxSiteBytes)
+		}
+		for b := 0; b < s.Len; b++ {
+			st.siteOf[s.Addr-img.Base+uint64(b)] = int8(i)
+		}
+	}
+	for _, c := range img.Callees {
+		st.callee[c.Addr] = c.Pop
+	}
+	m.st = st
+	m.text = append([]byte(nil), img.Text...)
+	m.prov = make([]uint16, len(img.Text))
+	m.hist = make([][]siteSnap, len(img.Sites))
+	for i := range m.hist {
+		m.hist[i] = []siteSnap{{}}
+	}
+	m.patcher = int8(cfg.Tasks)
+	m.stack = make([]byte, cfg.Tasks*cfg.StackWords*4)
+	m.slots = make([]uint8, cfg.Tasks*cfg.StackWords)
+	for i := range m.slots {
+		m.slots[i] = detect.SlotUnwritten
+		h := slotHash(i, 0, detect.SlotUnwritten)
+		m.stackSum[0] += h[0]
+		m.stackSum[1] += h[1]
+	}
+	for c := range m.cpus {
+		m.cpus[c].Cur = -1
+	}
+	for t := 0; t <= cfg.Tasks; t++ {
+		task := &m.tasks[t]
+		task.State = Runnable
+		task.CPU = -1
+		task.Pass.Site = -1
+		task.ARM.R[arm.PC] = uint32(img.Entry)
+		task.ARM.R[arm.SP] = uint32(m.stackTop(t))
+		m.enqueue(int8(t))
+	}
+	for i := int(cfg.Tasks) + 1; i < MaxTasks; i++ {
+		m.tasks[i].State = Exited
+	}
+	// Boot: ftrace_init() puts every site into its disabled form before
+	// anything runs.
+	for _, s := range prog.Boot {
+		if err := m.checkStore(s); err != nil {
+			return nil, err
+		}
+		m.write(s, 0, -1, "boot")
+	}
+	m.snapshotSites()
+	seen := make([]bool, len(m.text))
+	for _, op := range prog.Ops {
+		for _, s := range op.Stores {
+			if err := m.checkStore(s); err != nil {
+				return nil, err
+			}
+			for i := range s.Bytes {
+				seen[s.Addr-img.Base+uint64(i)] = true
+			}
+		}
+	}
+	for _, s := range prog.Boot {
+		for i := range s.Bytes {
+			seen[s.Addr-img.Base+uint64(i)] = true
+		}
+	}
+	for o, ok := range seen {
+		if ok {
+			st.dirty = append(st.dirty, uint32(o))
+		}
+	}
+	st.mutable = seen
+	st.class = make([]uint8, (len(m.text)+3)/4)
+	return m, nil
+}
+
+func (m *Machine) checkStore(s Store) error {
+	if s.Addr < m.img.Base || s.Addr+uint64(len(s.Bytes)) > m.img.Base+uint64(len(m.text)) {
+		return fmt.Errorf("%w: store to %#x (%d bytes) is outside text", ErrConfig, s.Addr, len(s.Bytes))
+	}
+	return nil
+}
+
+func (m *Machine) stackTop(t int) uint64 {
+	return StackBase + uint64((t+1)*m.cfg.StackWords*4)
+}
+
+// Image returns the image the machine runs.
+func (m *Machine) Image() *kernel.Image { return m.img }
+
+// Config returns the machine's configuration, defaults filled in.
+func (m *Machine) Config() Config { return m.cfg }
+
+// Program returns the patcher's program.
+func (m *Machine) Program() *Program { return m.prog }
+
+// Steps returns the number of steps taken.
+func (m *Machine) Steps() int { return m.steps }
+
+// Preemptions returns the involuntary switches made so far.
+func (m *Machine) Preemptions() int { return m.preemptions }
+
+// Done reports whether the run is over: every task exited, or a fault.
+func (m *Machine) Done() bool { return m.done }
+
+// Hazards returns the hazards seen so far, first first.
+func (m *Machine) Hazards() []detect.Hazard { return m.hazards }
+
+// Trace returns the recorded events (Record mode).
+func (m *Machine) Trace() []Event { return m.trace }
+
+// Writes returns the provenance of every text write (Record mode).
+func (m *Machine) Writes() []Write { return m.writes }
+
+// Passes returns the recorded site passes (Record mode).
+func (m *Machine) Passes() []PassRecord { return m.passes }
+
+// Task returns task i (workers are 0..Tasks-1, the patcher is Tasks).
+func (m *Machine) Task(i int) *Task { return &m.tasks[i] }
+
+// Patcher returns the index of the patcher task.
+func (m *Machine) Patcher() int { return int(m.patcher) }
+
+// CPU returns CPU c.
+func (m *Machine) CPU(c int) CPU { return m.cpus[c] }
+
+// Text returns the current text bytes (do not modify).
+func (m *Machine) Text() []byte { return m.text }
+
+// Provenance returns the write id of every text byte (0 = compiled).
+func (m *Machine) Provenance() []uint16 { return m.prov }
+
+// Clone returns an independent copy of m (sharing only immutable parts).
+func (m *Machine) Clone() *Machine {
+	c := &Machine{}
+	c.CopyFrom(m)
+	return c
+}
+
+// CopyFrom makes m a copy of src, reusing m's buffers.
+func (m *Machine) CopyFrom(src *Machine) {
+	text, prov, stack, slots, hist := m.text, m.prov, m.stack, m.slots, m.hist
+	hz, wt := m.hazards, m.wtrans
+	*m = *src
+	m.wtrans = append(wt[:0], src.wtrans...)
+	m.text = append(text[:0], src.text...)
+	m.prov = append(prov[:0], src.prov...)
+	m.stack = append(stack[:0], src.stack...)
+	m.slots = append(slots[:0], src.slots...)
+	if len(hist) != len(src.hist) {
+		hist = make([][]siteSnap, len(src.hist))
+	}
+	for i := range src.hist {
+		hist[i] = append(hist[i][:0], src.hist[i]...)
+	}
+	m.hist = hist
+	m.hazards = append(hz[:0], src.hazards...)
+	if src.cfg.Record {
+		m.writes = append([]Write(nil), src.writes...)
+		m.trace = append([]Event(nil), src.trace...)
+		m.passes = append([]PassRecord(nil), src.passes...)
+	}
+}
+
+// enqueue appends t to the run queue.
+func (m *Machine) enqueue(t int8) {
+	m.runq[m.nrunq] = t
+	m.nrunq++
+	m.tasks[t].State = Runnable
+	m.tasks[t].CPU = -1
+}
+
+func (m *Machine) dequeue(t int8) {
+	for i := int8(0); i < m.nrunq; i++ {
+		if m.runq[i] == t {
+			copy(m.runq[i:m.nrunq], m.runq[i+1:m.nrunq])
+			m.nrunq--
+			return
+		}
+	}
+}
+
+// write stores s into text and records its provenance.
+func (m *Machine) write(s Store, transition int, cpu int, label string) {
+	m.nwrites++
+	id := m.nwrites
+	m.wtrans = append(m.wtrans, uint8(transition))
+	off := s.Addr - m.img.Base
+	copy(m.text[off:], s.Bytes)
+	for i := range s.Bytes {
+		m.prov[off+uint64(i)] = id
+	}
+	if m.cfg.Record {
+		m.writes = append(m.writes, Write{ID: id, Step: m.steps, CPU: cpu, Transition: transition, Label: label, Store: s})
+	}
+}
+
+// transitionOf returns the transition a write id belongs to (0: compiled or boot).
+func (m *Machine) transitionOf(id uint16) int {
+	if id == 0 {
+		return -1
+	}
+	return int(m.wtrans[id-1])
+}
+
+// snapshotSites appends the current state of every site whose bytes
+// changed to its history.
+func (m *Machine) snapshotSites() {
+	for i, s := range m.img.Sites {
+		var snap siteSnap
+		off := s.Addr - m.img.Base
+		copy(snap[:], m.prov[off:off+uint64(s.Len)])
+		h := m.hist[i]
+		if h[len(h)-1] != snap {
+			m.hist[i] = append(h, snap)
+		}
+	}
+}
+
+// Hash returns a 128-bit hash of every part of the state that can affect
+// the rest of a run: text and its provenance, site histories, registers,
+// stacks and slot provenance, task and CPU states, the run queue, the
+// patcher's progress, the waits and detector state. Left out: the step
+// counter, the last CPU and recorded traces, which do not change what can
+// happen next, and the preemptions used, which an explorer keeps beside the
+// hash (a state reached again with fewer preemptions left is no news).
+func (m *Machine) Hash() [2]uint64 {
+	var h hasher
+	h.init()
+	for _, o := range m.st.dirty {
+		h.u64(uint64(m.text[o]) | uint64(m.prov[o])<<8)
+	}
+	for _, hs := range m.hist {
+		h.u64(uint64(len(hs)))
+		last := hs[len(hs)-1]
+		for _, v := range last {
+			h.u64(uint64(v))
+		}
+	}
+	h.u64(m.stackSum[0])
+	h.u64(m.stackSum[1])
+	for c := 0; c < m.cfg.CPUs; c++ {
+		cp := m.cpus[c]
+		h.u64(uint64(uint8(cp.Cur)) | b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9)
+	}
+	for t := 0; t <= int(m.patcher); t++ {
+		tk := &m.tasks[t]
+		for _, r := range tk.ARM.R {
+			h.u64(uint64(r))
+		}
+		h.u64(b2u(tk.ARM.N) | b2u(tk.ARM.Z)<<1 | b2u(tk.ARM.C)<<2 | b2u(tk.ARM.V)<<3 |
+			uint64(tk.State)<<8 | uint64(uint8(tk.CPU))<<16 | b2u(tk.Preempted)<<24 | uint64(tk.NVCSW)<<32)
+		h.u64(uint64(tk.Shadow.N))
+		for i := 0; i < int(tk.Shadow.N); i++ {
+			f := tk.Shadow.Frames[i]
+			h.u64(f.Ret)
+			h.u64(f.SP)
+			h.u64(f.Callee<<8 | uint64(f.Pop))
+		}
+		if m.cfg.Strict {
+			p := &tk.Pass
+			h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<32)
+			for _, w := range p.Write {
+				h.u64(uint64(w))
+			}
+		}
+	}
+	for i := int8(0); i < m.nrunq; i++ {
+		h.u64(uint64(m.runq[i]))
+	}
+	h.u64(uint64(m.nrunq))
+	h.u64(uint64(m.pop) | uint64(m.psub)<<32)
+	h.u64(b2u(m.stopOn) | uint64(uint8(m.stopCPU))<<8 | uint64(m.gpKind)<<16 | uint64(m.gpCPUs)<<32)
+	h.u64(uint64(m.gpTasks) | uint64(m.ipiWait)<<32)
+	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63)
+	return h.sum()
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// hasher is a two-lane multiply-mix hash (128 bits of state). It is not
+// cryptographic; it is deterministic across runs and platforms.
+type hasher struct{ a, b uint64 }
+
+func (h *hasher) init() { h.a, h.b = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f }
+
+func mix(x uint64) uint64 {
+	hi, lo := bits.Mul64(x^0x2d358dccaa6c78a5, 0x8bb84b93962eacc9)
+	return hi ^ lo
+}
+
+func (h *hasher) u64(v uint64) {
+	h.a = mix(h.a ^ v)
+	h.b = mix(h.b + v + 0x4b33a62ed433d4a3)
+}
+
+// slotHash is the contribution of one stack word to the state hash: the
+// stack is hashed incrementally, as a sum over its words, updated by stores.
+func slotHash(i int, v uint32, src uint8) [2]uint64 {
+	x := uint64(i)<<40 | uint64(src)<<32 | uint64(v)
+	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}
+}
+
+func (h *hasher) bytes(p []byte) {
+	for len(p) >= 8 {
+		h.u64(binary.LittleEndian.Uint64(p))
+		p = p[8:]
+	}
+	var tail [8]byte
+	copy(tail[:], p)
+	h.u64(binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(p))<<56)
+}
+
+func (h *hasher) sum() [2]uint64 { return [2]uint64{mix(h.a ^ h.b>>7), mix(h.b ^ h.a<<9)} }

@@ -1,0 +1,682 @@
+package sched
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// ActionKind is what a step does.
+type ActionKind uint8
+
+const (
+	// ActRun: the CPU's current task executes one instruction (a worker)
+	// or one atomic action (the patcher, or the stopper running the
+	// stop_machine function).
+	ActRun ActionKind = iota
+	// ActPick: a free CPU switches to Task (or to its stopper).
+	ActPick
+	// ActPreempt: a timer interrupt (or a stopper) takes the CPU from its
+	// task, which goes back to the run queue; the CPU switches to Task.
+	ActPreempt
+	// ActIPI: the CPU takes a pending sync_core IPI.
+	ActIPI
+)
+
+var actionNames = [...]string{"run", "pick", "preempt", "ipi"}
+
+func (k ActionKind) String() string { return actionNames[k] }
+
+// Stopper is the Task of an action that switches a CPU to its stopper.
+const Stopper int8 = -2
+
+// Action is one possible step.
+type Action struct {
+	CPU  int8
+	Kind ActionKind
+	Task int8
+}
+
+func (a Action) String() string {
+	switch a.Kind {
+	case ActRun:
+		return fmt.Sprintf("cpu%d run", a.CPU)
+	case ActIPI:
+		return fmt.Sprintf("cpu%d ipi", a.CPU)
+	}
+	to := fmt.Sprintf("task %d", a.Task)
+	if a.Task == Stopper {
+		to = "stopper"
+	}
+	return fmt.Sprintf("cpu%d %s -> %s", a.CPU, a.Kind, to)
+}
+
+// Options appends to buf every action possible now and returns it. The
+// first option is the default: the CPU that stepped last keeps running.
+// A finished run has no options.
+func (m *Machine) Options(buf []Action) []Action {
+	buf = buf[:0]
+	if m.done {
+		return buf
+	}
+	n := int8(m.cfg.CPUs)
+	if !m.cfg.Unreduced {
+		for i := int8(0); i < n; i++ {
+			c := (m.lastCPU + i) % n
+			if t := m.cpus[c].Cur; t >= 0 && t != m.patcher && !m.cpus[c].Stopper && m.local(t) {
+				return append(buf, Action{CPU: c, Kind: ActRun})
+			}
+		}
+	}
+	allStop := m.allInStopper()
+	for i := int8(0); i < n; i++ {
+		c := (m.lastCPU + i) % n
+		cpu := &m.cpus[c]
+		switch {
+		case cpu.Stopper:
+			if allStop && c == m.stopCPU {
+				buf = append(buf, Action{CPU: c, Kind: ActRun})
+			}
+		case cpu.Cur < 0:
+			if m.stopOn {
+				buf = append(buf, Action{CPU: c, Kind: ActPick, Task: Stopper})
+				continue
+			}
+			if cpu.IPI {
+				buf = append(buf, Action{CPU: c, Kind: ActIPI})
+				continue
+			}
+			for q := int8(0); q < m.nrunq; q++ {
+				buf = append(buf, Action{CPU: c, Kind: ActPick, Task: m.runq[q]})
+			}
+		default:
+			if cpu.IPI {
+				buf = append(buf, Action{CPU: c, Kind: ActIPI})
+			} else {
+				buf = append(buf, Action{CPU: c, Kind: ActRun})
+			}
+			if !m.preemptible(cpu.Cur) {
+				continue
+			}
+			if m.stopOn {
+				buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: Stopper})
+				continue
+			}
+			for q := int8(0); q < m.nrunq; q++ {
+				buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: m.runq[q]})
+			}
+		}
+	}
+	return buf
+}
+
+func (m *Machine) preemptible(t int8) bool {
+	if m.cfg.Preempt != PreemptFull || m.preemptions >= m.cfg.Bound {
+		return false
+	}
+	// The patcher spinning for sync_core IPIs has preemption disabled.
+	return !(t == m.patcher && m.ipiWait != 0)
+}
+
+func (m *Machine) allInStopper() bool {
+	if !m.stopOn {
+		return false
+	}
+	for c := 0; c < m.cfg.CPUs; c++ {
+		if !m.cpus[c].Stopper {
+			return false
+		}
+	}
+	return true
+}
+
+// Apply performs action a, which must be one of the current Options.
+func (m *Machine) Apply(a Action) {
+	m.steps++
+	m.lastCPU = a.CPU
+	c := a.CPU
+	cpu := &m.cpus[c]
+	switch a.Kind {
+	case ActPick:
+		m.switchTo(c, a.Task)
+	case ActPreempt:
+		t := cpu.Cur
+		m.preemptions++
+		m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t)})
+		m.leave(c, false)
+		m.tasks[t].Preempted = true
+		m.enqueue(t)
+		m.switchTo(c, a.Task)
+	case ActIPI:
+		cpu.IPI = false
+		m.ipiWait &^= 1 << c
+		m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(cpu.Cur)})
+	case ActRun:
+		switch {
+		case cpu.Stopper:
+			m.stopperStep(c)
+		case cpu.Cur == m.patcher:
+			m.patcherStep(c)
+		default:
+			m.workerStep(c, cpu.Cur)
+		}
+	}
+	if !m.done && m.steps >= m.cfg.MaxSteps {
+		m.hazard(detect.Fault, int(c), int(cpu.Cur), 0, fmt.Sprintf("step budget of %d steps used up (runaway execution)", m.cfg.MaxSteps))
+		m.done = true
+	}
+}
+
+func (m *Machine) pcOf(t int8) uint64 {
+	if t < 0 || t == m.patcher {
+		return 0
+	}
+	return uint64(m.tasks[t].ARM.R[arm.PC])
+}
+
+// switchTo puts task t (or the stopper) on free CPU c.
+func (m *Machine) switchTo(c int8, t int8) {
+	cpu := &m.cpus[c]
+	if t == Stopper {
+		cpu.Stopper = true
+		m.event(Event{Kind: EvStopperIn, CPU: int(c), Task: -1})
+		return
+	}
+	m.dequeue(t)
+	cpu.Cur = t
+	task := &m.tasks[t]
+	task.State = Running
+	task.CPU = c
+	m.event(Event{Kind: EvSwitch, CPU: int(c), Task: int(t), PC: m.pcOf(t)})
+}
+
+// leave takes the current task off CPU c: a context switch on c.
+// voluntary says whether the task gave the CPU up itself.
+func (m *Machine) leave(c int8, voluntary bool) {
+	cpu := &m.cpus[c]
+	t := cpu.Cur
+	cpu.Cur = -1
+	if t >= 0 {
+		task := &m.tasks[t]
+		task.CPU = -1
+		if voluntary {
+			task.NVCSW++
+			task.Preempted = false
+			m.taskQS(t)
+		}
+	}
+	m.cpuQS(c)
+}
+
+// cpuQS notes a context switch (or idle) on CPU c for synchronize_sched.
+func (m *Machine) cpuQS(c int8) {
+	if m.gpKind == OpSyncSched && m.gpCPUs&(1<<c) != 0 {
+		m.gpCPUs &^= 1 << c
+		if m.gpCPUs == 0 {
+			m.wakePatcher()
+		}
+	}
+}
+
+// taskQS notes a voluntary switch or exit of task t for synchronize_rcu_tasks.
+func (m *Machine) taskQS(t int8) {
+	if m.gpKind == OpSyncRCUTasks && m.gpTasks&(1<<t) != 0 {
+		m.gpTasks &^= 1 << t
+		if m.gpTasks == 0 {
+			m.wakePatcher()
+		}
+	}
+}
+
+func (m *Machine) wakePatcher() {
+	m.event(Event{Kind: EvWaitDone, CPU: -1, Task: int(m.patcher), Text: m.gpKind.String() + " returns"})
+	m.gpKind = 0
+	m.enqueue(m.patcher)
+}
+
+// exit ends task t on CPU c.
+func (m *Machine) exit(c int8, t int8) {
+	m.leave(c, false)
+	m.tasks[t].State = Exited
+	m.taskQS(t)
+	m.event(Event{Kind: EvExit, CPU: int(c), Task: int(t)})
+	m.checkDone()
+}
+
+func (m *Machine) checkDone() {
+	for t := 0; t <= int(m.patcher); t++ {
+		if m.tasks[t].State != Exited {
+			return
+		}
+	}
+	m.done = true
+}
+
+// hazard records a hazard seen now.
+func (m *Machine) hazard(k detect.Kind, cpu, task int, pc uint64, detail string) {
+	if len(m.hazards) >= 16 {
+		return
+	}
+	h := detect.Hazard{Kind: k, Step: m.steps, CPU: cpu, Task: task, PC: pc, Where: m.img.Name(pc), Detail: detail}
+	m.hazards = append(m.hazards, h)
+	m.event(Event{Kind: EvHazard, CPU: cpu, Task: task, PC: pc, Text: h.Kind.String() + ": " + detail})
+}
+
+// Fault reports a fault: the task cannot continue, so the run ends.
+func (m *Machine) fault(c int8, t int8, pc uint64, detail string) {
+	m.hazard(detect.Fault, int(c), int(t), pc, detail)
+	m.done = true
+}
+
+// Word classes for the partial-order reduction.
+const (
+	classUnknown uint8 = iota
+	classLocal
+	classVisible
+)
+
+// local reports whether worker t's next instruction touches nothing but
+// t's own registers and stack and immutable text. Such a step commutes with
+// every action of every other CPU, and preempting t just before it is
+// equivalent to preempting t just before its next visible step (the local
+// steps in between move before the switch without changing anything another
+// task can see). So Options offers it alone, with no preemption: see the
+// package doc of explore for the soundness argument. Visible are: fetches of
+// bytes that a store may write, the scheduler hooks (schedule, exit), and
+// loads and stores through any base register but sp and pc.
+func (m *Machine) local(t int8) bool {
+	pc := uint64(m.tasks[t].ARM.R[arm.PC])
+	off := pc - m.img.Base
+	if pc < m.img.Base || off+4 > uint64(len(m.text)) || pc&3 != 0 {
+		return true // a fault: it ends the run whatever the others do
+	}
+	cls := &m.st.class[off/4]
+	if *cls != classUnknown {
+		return *cls == classLocal
+	}
+	*cls = classLocal
+	switch {
+	case m.st.mutable[off] || m.st.mutable[off+1] || m.st.mutable[off+2] || m.st.mutable[off+3]:
+		*cls = classVisible
+	case m.st.hook[off] == kernel.HookSchedule || m.st.hook[off] == kernel.HookExit:
+		*cls = classVisible
+	case m.st.hook[off] == kernel.HookNone:
+		w := uint32(m.text[off]) | uint32(m.text[off+1])<<8 | uint32(m.text[off+2])<<16 | uint32(m.text[off+3])<<24
+		if inst, err := m.st.dec.Lookup(uint32(pc), w); err == nil && !arm.StackOrLiteral(inst) {
+			*cls = classVisible
+		}
+	}
+	return *cls == classLocal
+}
+
+// ---- the patcher ----
+
+func (m *Machine) patcherStep(c int8) {
+	p := m.patcher
+	if m.pop >= len(m.prog.Ops) {
+		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: "patcher done"})
+		m.exit(c, p)
+		return
+	}
+	op := &m.prog.Ops[m.pop]
+	switch op.Kind {
+	case OpStore:
+		s := op.Stores[0]
+		if op.Bytewise {
+			b := Store{Addr: s.Addr + uint64(m.psub), Bytes: s.Bytes[m.psub : m.psub+1], Site: s.Site, Off: s.Off + m.psub, Form: s.Form}
+			m.store(c, op, b)
+			m.psub++
+			if m.psub < len(s.Bytes) {
+				return
+			}
+		} else {
+			m.store(c, op, s)
+		}
+		m.next()
+	case OpStopMachine:
+		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": stop_machine() called"})
+		m.stopOn = true
+		m.stopCPU = c
+		m.psub = 0
+		// The caller sleeps until the stoppers are done; its CPU runs its stopper.
+		m.leave(c, true)
+		m.tasks[p].State = Blocked
+		m.switchTo(c, Stopper)
+	case OpSyncSched, OpSyncRCUTasks:
+		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() called"})
+		m.next()
+		var cpus uint16
+		var tasks uint32
+		if op.Kind == OpSyncSched {
+			for i := 0; i < m.cfg.CPUs; i++ {
+				if m.cpus[i].Cur >= 0 && int8(i) != c {
+					cpus |= 1 << i
+				}
+			}
+		} else {
+			for t := 0; t < int(m.patcher); t++ {
+				if m.tasks[t].State != Exited {
+					tasks |= 1 << t
+				}
+			}
+		}
+		if cpus == 0 && tasks == 0 {
+			m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: op.Kind.String() + " returns"})
+			return
+		}
+		m.gpKind, m.gpCPUs, m.gpTasks = op.Kind, cpus, tasks
+		m.leave(c, true)
+		m.tasks[p].State = Blocked
+	case OpSyncCore:
+		if m.psub == 0 {
+			m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": sync_core() IPI to all CPUs"})
+			for i := 0; i < m.cfg.CPUs; i++ {
+				if int8(i) != c {
+					m.cpus[i].IPI = true
+					m.ipiWait |= 1 << i
+				}
+			}
+			m.psub = 1
+			if m.ipiWait != 0 {
+				return
+			}
+		}
+		if m.ipiWait != 0 {
+			return // spin: another CPU has yet to take the IPI
+		}
+		m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: "sync_core done on all CPUs"})
+		m.next()
+	default:
+		m.fault(c, p, 0, fmt.Sprintf("patcher: unsupported operation %v", op.Kind))
+	}
+}
+
+func (m *Machine) next() {
+	m.pop++
+	m.psub = 0
+}
+
+// store performs one patcher store as a step of CPU c.
+func (m *Machine) store(c int8, op *Op, s Store) {
+	m.write(s, op.Transition, int(c), op.Label)
+	m.snapshotSites()
+	if m.cfg.Record {
+		m.event(Event{Kind: EvStore, CPU: int(c), Task: int(m.patcher), PC: s.Addr, Bytes: append([]byte(nil), s.Bytes...),
+			Text: fmt.Sprintf("%s: write %s at %s", op.Label, describeBytes(m.img.Arch, s), m.img.Name(s.Addr)), Write: int(m.nwrites)})
+	}
+}
+
+// stopperStep runs the stop_machine function on the patcher's CPU once
+// every CPU spins in its stopper: one store per step, then the release.
+func (m *Machine) stopperStep(c int8) {
+	op := &m.prog.Ops[m.pop]
+	if m.psub < len(op.Stores) {
+		s := op.Stores[m.psub]
+		m.write(s, op.Transition, int(c), op.Label)
+		if m.cfg.Record {
+			m.event(Event{Kind: EvStore, CPU: int(c), Task: -1, PC: s.Addr, Bytes: append([]byte(nil), s.Bytes...),
+				Text: fmt.Sprintf("%s: stopper writes %s at %s", op.Label, describeBytes(m.img.Arch, s), m.img.Name(s.Addr)), Write: int(m.nwrites)})
+		}
+		m.psub++
+		return
+	}
+	m.snapshotSites()
+	m.stopOn = false
+	for i := 0; i < m.cfg.CPUs; i++ {
+		m.cpus[i].Stopper = false
+	}
+	m.event(Event{Kind: EvStopperOut, CPU: int(c), Task: -1, Text: op.Label + ": stop_machine() done, all CPUs back to scheduling"})
+	m.next()
+	m.enqueue(m.patcher)
+}
+
+// ---- workers ----
+
+var errPC = errors.New("pc outside text")
+
+// Load implements arm.Bus for the task executing now.
+func (m *Machine) Load(addr uint32, size int, reg uint8) (uint32, error) {
+	lo, hi := m.stackRange(m.cur)
+	a := uint64(addr)
+	if a >= lo && a+uint64(size) <= hi {
+		off := a - StackBase
+		var v uint32
+		for i := size - 1; i >= 0; i-- {
+			v = v<<8 | uint32(m.stack[off+uint64(i)])
+		}
+		if size == 4 && (reg == arm.LR || reg == arm.PC) {
+			m.loadedLink = m.slots[off/4]
+			m.loadedFrom = a
+			m.loadedInto = reg
+		}
+		return v, nil
+	}
+	if a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)) {
+		off := a - m.img.Base
+		var v uint32
+		for i := size - 1; i >= 0; i-- {
+			v = v<<8 | uint32(m.text[off+uint64(i)])
+		}
+		return v, nil
+	}
+	return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, arm.ErrMemory)
+}
+
+// Store implements arm.Bus for the task executing now.
+func (m *Machine) Store(addr uint32, size int, v uint32, reg uint8) error {
+	lo, hi := m.stackRange(m.cur)
+	a := uint64(addr)
+	if a >= lo && a+uint64(size) <= hi {
+		off := a - StackBase
+		w := int(off / 4)
+		old := slotHash(w, binary.LittleEndian.Uint32(m.stack[w*4:]), m.slots[w])
+		for i := 0; i < size; i++ {
+			m.stack[off+uint64(i)] = byte(v >> (8 * i))
+		}
+		m.slots[w] = reg
+		nw := slotHash(w, binary.LittleEndian.Uint32(m.stack[w*4:]), reg)
+		m.stackSum[0] += nw[0] - old[0]
+		m.stackSum[1] += nw[1] - old[1]
+		return nil
+	}
+	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, arm.ErrMemory)
+}
+
+func (m *Machine) stackRange(t int8) (uint64, uint64) {
+	top := m.stackTop(int(t))
+	return top - uint64(m.cfg.StackWords*4), top
+}
+
+func (m *Machine) workerStep(c int8, t int8) {
+	task := &m.tasks[t]
+	r := &task.ARM
+	pc := uint64(r.R[arm.PC])
+	off := pc - m.img.Base
+	if pc < m.img.Base || off+4 > uint64(len(m.text)) || pc&3 != 0 {
+		m.closePass(c, t)
+		m.fault(c, t, pc, fmt.Sprintf("pc %#x is outside text (or misaligned)", pc))
+		return
+	}
+	if h := m.st.hook[off]; h != kernel.HookNone {
+		m.closePass(c, t)
+		m.hook(c, t, h)
+		return
+	}
+	w := uint32(m.text[off]) | uint32(m.text[off+1])<<8 | uint32(m.text[off+2])<<16 | uint32(m.text[off+3])<<24
+	inst, err := m.st.dec.Lookup(uint32(pc), w)
+	if err != nil {
+		m.closePass(c, t)
+		m.fault(c, t, pc, err.Error())
+		return
+	}
+	if site := m.st.siteOf[off]; site >= 0 {
+		m.sitePass(c, t, int(site), pc)
+	} else if task.Pass.Open {
+		m.closePass(c, t)
+	}
+	if m.cfg.Record {
+		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), m.text[off:off+4]...),
+			Text: arm.Disasm(inst, uint32(pc), func(a uint32) string { return m.img.Name(uint64(a)) }), Write: int(m.prov[off])})
+	}
+	sp := r.R[arm.SP]
+	m.cur = t
+	m.loadedInto = 0
+	flow, err := arm.Exec(inst, r, m)
+	if err != nil {
+		m.fault(c, t, pc, err.Error())
+		return
+	}
+	switch flow {
+	case arm.FlowCall:
+		target := uint64(r.R[arm.PC])
+		task.Shadow.Call(uint64(r.R[arm.LR]), uint64(sp), target, m.st.callee[target])
+	case arm.FlowReturn:
+		target := uint64(r.R[arm.PC])
+		k, f := task.Shadow.Return(target, uint64(r.R[arm.SP]))
+		switch k {
+		case detect.BadReturn:
+			want := "no call is pending"
+			if f.Ret != 0 || f.Callee != 0 {
+				want = fmt.Sprintf("its call from %s expected %#x <%s>", m.img.Name(f.Ret-4), f.Ret, m.img.Name(f.Ret))
+			}
+			detail := fmt.Sprintf("return to %#x <%s>; %s", target, nameOr(m.img.Name(target), "outside text"), want)
+			if m.loadedInto == arm.PC {
+				detail += fmt.Sprintf("; pc was loaded from stack slot %#x, %s", m.loadedFrom, slotSource(m.loadedLink))
+			}
+			m.hazard(detect.BadReturn, int(c), int(t), pc, detail)
+			m.loadedInto = 0
+		case detect.StackImbalance:
+			m.hazard(detect.StackImbalance, int(c), int(t), pc, fmt.Sprintf("%s returned with sp %#x, expected %#x (sp at the call %#x, callee pops %d)",
+				nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), r.R[arm.SP], f.SP+uint64(f.Pop), f.SP, f.Pop))
+		}
+	}
+	if m.loadedInto != 0 && m.loadedLink != arm.LR {
+		m.hazard(detect.ForeignSlot, int(c), int(t), pc, fmt.Sprintf("%s loaded from stack slot %#x, %s, not a saved link value",
+			regName(m.loadedInto), m.loadedFrom, slotSource(m.loadedLink)))
+	}
+}
+
+func nameOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func regName(r uint8) string {
+	switch r {
+	case arm.SP:
+		return "sp"
+	case arm.LR:
+		return "lr"
+	case arm.PC:
+		return "pc"
+	}
+	return fmt.Sprintf("r%d", r)
+}
+
+func slotSource(src uint8) string {
+	switch src {
+	case detect.SlotUnwritten:
+		return "never written"
+	case arm.NoReg:
+		return "written by no register"
+	}
+	return "written from " + regName(src)
+}
+
+// hook performs the kernel service bound at the task's pc.
+func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
+	r := &m.tasks[t].ARM
+	pc := uint64(r.R[arm.PC])
+	switch h {
+	case kernel.HookTrace:
+		r.R[arm.PC] += 4
+		m.event(Event{Kind: EvTrace, CPU: int(c), Task: int(t), PC: pc,
+			Text: fmt.Sprintf("tracer: %s called from %s", nameOr(m.img.Name(uint64(r.R[0])), fmt.Sprintf("%#x", r.R[0])), nameOr(m.img.Name(uint64(r.R[1])), fmt.Sprintf("%#x", r.R[1])))})
+	case kernel.HookSchedule:
+		r.R[arm.PC] += 4
+		m.event(Event{Kind: EvYield, CPU: int(c), Task: int(t), PC: pc, Text: "schedule(): voluntary switch"})
+		m.leave(c, true)
+		m.enqueue(t)
+	case kernel.HookExit:
+		m.exit(c, t)
+	}
+}
+
+// sitePass notes that task t fetched the instruction at pc inside site.
+func (m *Machine) sitePass(c int8, t int8, site int, pc uint64) {
+	p := &m.tasks[t].Pass
+	if p.Open && int(p.Site) != site {
+		m.closePass(c, t)
+	}
+	if !p.Open {
+		*p = detect.Pass{Site: int16(site), Open: true}
+		if m.cfg.Record {
+			m.passes = append(m.passes, PassRecord{Task: int(t), Start: m.steps})
+		}
+	}
+	s := m.img.Sites[site]
+	off := int(pc - s.Addr)
+	n := 4
+	if off+n > s.Len {
+		n = s.Len - off
+	}
+	b := m.text[pc-m.img.Base : pc-m.img.Base+uint64(n)]
+	var ids [4]uint16
+	copy(ids[:], m.prov[pc-m.img.Base:pc-m.img.Base+uint64(n)])
+	p.Fetch(off, b, ids[:n])
+	if m.cfg.Record {
+		m.lastPass(t).Pass = *p
+	}
+}
+
+func (m *Machine) lastPass(t int8) *PassRecord {
+	for i := len(m.passes) - 1; i >= 0; i-- {
+		if m.passes[i].Task == int(t) {
+			return &m.passes[i]
+		}
+	}
+	return nil
+}
+
+// closePass ends task t's pass through a site and checks it against the
+// states the site held.
+func (m *Machine) closePass(c int8, t int8) {
+	p := &m.tasks[t].Pass
+	if !p.Open {
+		return
+	}
+	p.Open = false
+	if m.cfg.Record {
+		if r := m.lastPass(t); r != nil {
+			r.Pass = *p
+			r.End = m.steps
+			r.Mixed = !p.Consistent(m.hist[p.Site])
+		}
+	}
+	if m.cfg.Strict && !p.Consistent(m.hist[p.Site]) {
+		s := m.img.Sites[p.Site]
+		m.hazard(detect.MixedSite, int(c), int(t), s.Addr, fmt.Sprintf("the pass through the site in %s executed bytes from writes %v, a combination the site never held", s.Func, passWrites(p, s.Len)))
+	}
+}
+
+func passWrites(p *detect.Pass, n int) []uint16 {
+	var out []uint16
+	for i := 0; i < n; i++ {
+		if p.Seen&(1<<i) != 0 {
+			out = append(out, p.Write[i])
+		}
+	}
+	return out
+}
+
+// Deadlock records that no CPU can make progress although the run is not
+// over (a fault), and ends the run.
+func (m *Machine) Deadlock() {
+	m.fault(-1, -1, 0, "deadlock: no CPU can make progress and not every task has exited")
+}
