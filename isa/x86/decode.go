@@ -471,3 +471,27 @@ func compile(inst *Inst) {
 	inst.size = uint8(size)
 	inst.err = err
 }
+
+// StackOrLiteral reports whether every memory access of inst (if any) goes
+// through rsp or is RIP-relative: a push, a pop, a call or return, an
+// rsp-relative load or store, or a RIP-relative operand. Instructions
+// without memory operands, and instructions Exec does not run (they fault),
+// report true. LEAVE reports false: it loads through rbp. It mirrors
+// arm.StackOrLiteral, for a scheduler that classifies steps as task-local.
+func StackOrLiteral(inst *Inst) bool {
+	if inst.err != nil {
+		return true
+	}
+	switch inst.Op {
+	case x86asm.NOP, x86asm.PAUSE, x86asm.LEA:
+		return true
+	case x86asm.LEAVE:
+		return false
+	}
+	for _, o := range [...]*operand{&inst.dst, &inst.src} {
+		if o.kind == kindMem && !(o.base == uint8(RSP) && o.index == noBase || o.base == ripBase) {
+			return false
+		}
+	}
+	return true
+}

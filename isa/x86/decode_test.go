@@ -251,3 +251,35 @@ func TestDecodeConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestStackOrLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		code string
+		want bool
+	}{
+		{"55", true},                   // push %rbp
+		{"5d", true},                   // pop %rbp
+		{"e8 00 00 00 00", true},       // call
+		{"ff d0", true},                // call *%rax
+		{"c3", true},                   // ret
+		{"48 89 7c 24 f8", true},       // mov %rdi,-0x8(%rsp)
+		{"4c 8b 64 24 08", true},       // mov 0x8(%rsp),%r12
+		{"48 8b 05 00 00 00 00", true}, // mov 0x0(%rip),%rax
+		{"48 01 c8", true},             // add %rcx,%rax
+		{"0f 1f 44 00 00", true},       // nopl: no access
+		{"48 8d 04 48", true},          // lea: no access
+		{"0f 0b", true},                // ud2: faults
+		{"c9", false},                  // leave: loads through rbp
+		{"48 8b 03", false},            // mov (%rbx),%rax
+		{"48 89 45 f8", false},         // mov %rax,-0x8(%rbp)
+		{"48 8b 04 0c", false},         // mov (%rsp,%rcx),%rax
+		{"ff 30", false},               // push (%rax)
+		{"ff 10", false},               // call *(%rax)
+		{"ff 20", false},               // jmp *(%rax)
+		{"48 83 03 01", false},         // addq $1,(%rbx)
+	} {
+		inst, err := Decode(0x1000, unhex(tc.code))
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, StackOrLiteral(&inst), Disasm(&inst, 0x1000, nil))
+	}
+}
