@@ -51,6 +51,17 @@ func TestSitesShapes(t *testing.T) {
 		{file: "arm-marm-mloc.o", arch: objfile.ArchARM, methods: []objfile.Method{reloc, mloc}, reloc: "R_ARM_CALL", bytes: "feffffeb", funcs: traced, funcOff: -100, check: armPush(false)},
 		{file: "arm-thumb-mloc.o", arch: objfile.ArchARM, methods: []objfile.Method{reloc, mloc}, reloc: "R_ARM_THM_CALL", bytes: "fff7feff", funcs: traced, funcOff: -100, check: armPush(true)},
 
+		// Made by the kernel's own scripts/recordmcount and objtool (6.1).
+		{file: "arm-marm-recordmcount.o", arch: objfile.ArchARM, methods: []objfile.Method{reloc, mloc}, reloc: "R_ARM_CALL", bytes: "feffffeb", funcs: traced, funcOff: -100, check: armPush(false)},
+		{file: "arm-thumb-recordmcount.o", arch: objfile.ArchARM, methods: []objfile.Method{reloc, mloc}, reloc: "R_ARM_THM_CALL", bytes: "fff7feff", funcs: traced, funcOff: -100, check: armPush(true)},
+		{file: "x86-pg-recordmcount.o", arch: objfile.ArchX86_64, methods: []objfile.Method{reloc, mloc}, reloc: "R_X86_64_PLT32", bytes: "e800000000", funcs: traced, funcOff: -100},
+		{file: "x86-fentry-recordmcount.o", arch: objfile.ArchX86_64, methods: []objfile.Method{reloc, mloc}, reloc: "R_X86_64_PLT32", bytes: "e800000000", funcs: traced, funcOff: 0},
+		{file: "x86-fentry-objtool.o", arch: objfile.ArchX86_64, methods: []objfile.Method{mloc}, reloc: "R_X86_64_NONE", bytes: "0f1f440000", funcs: traced, funcOff: 0,
+			check: func(t *testing.T, f *objfile.File, s objfile.Site) {
+				assert.Equal(t, "__fentry__", s.Target)
+			}},
+		{file: "arm64-pg-recordmcount.o", arch: objfile.ArchARM64, methods: []objfile.Method{reloc, mloc}, reloc: "R_AARCH64_CALL26", bytes: "00000094", funcs: traced, funcOff: -100},
+
 		{file: "x86-pg-pie.o", arch: objfile.ArchX86_64, methods: []objfile.Method{reloc}, reloc: "R_X86_64_GOTPCRELX", bytes: "ff1500000000", funcs: traced, funcOff: -100,
 			check: func(t *testing.T, f *objfile.File, s objfile.Site) {
 				assert.Positive(t, s.FunctionOffset, "mcount comes after the frame setup")

@@ -8,9 +8,16 @@
 # listing next to every object. It builds everything twice and fails if the
 # two builds differ.
 #
+# Kernel objects: when Debian's linux-source-6.1 is installed (or
+# LINUX_SOURCE names its tarball), it also builds the kernel's own
+# scripts/recordmcount and tools/objtool (needs libelf-dev) and runs them on
+# copies of -pg objects, as Kbuild does (FTRACE_MCOUNT_USE_RECORDMCOUNT,
+# FTRACE_MCOUNT_USE_OBJTOOL). Without it those fixtures are kept as they are.
+#
 # Needs: gcc, arm-linux-gnueabi-gcc, aarch64-linux-gnu-gcc,
 # riscv64-linux-gnu-gcc (Debian packages gcc, gcc-arm-linux-gnueabi,
-# gcc-aarch64-linux-gnu, gcc-riscv64-linux-gnu) and their binutils.
+# gcc-aarch64-linux-gnu, gcc-riscv64-linux-gnu) and their binutils;
+# optionally linux-source-6.1 and libelf-dev.
 #
 # Usage: sh objfile/testdata/build.sh   (from any directory)
 set -eu
@@ -90,6 +97,33 @@ link() {
 			-Wl,-z,norelro -o "$out/$name" shapes.o stubs.o)
 }
 
+# Kernel fixtures made by the kernel's own tools (see kernel_tools).
+kernel_fixtures="arm-marm-recordmcount.o arm-thumb-recordmcount.o x86-pg-recordmcount.o
+x86-fentry-recordmcount.o arm64-pg-recordmcount.o x86-fentry-objtool.o"
+
+# kernel_tools builds recordmcount and objtool from the linux-source
+# tarball into $work/linux, or returns 1 if there is no tarball.
+kernel_tools() {
+	tarball=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+	[ -f "$tarball" ] || return 1
+	mkdir -p "$work/linux"
+	tar -xJf "$tarball" -C "$work/linux" --strip-components=1 \
+		linux-source-6.1/scripts/recordmcount.c \
+		linux-source-6.1/scripts/recordmcount.h linux-source-6.1/tools
+	gcc -O2 -o "$work/linux/recordmcount" "$work/linux/scripts/recordmcount.c"
+	make -s -C "$work/linux/tools/objtool" >/dev/null
+	cp "$work/linux/tools/objtool/objtool" "$work/linux/objtool"
+}
+
+# kernelize NAME FROM TOOL ARGS... copies object FROM to NAME and runs a
+# kernel build tool on it in place.
+kernelize() {
+	name=$1 from=$2 tool=$3
+	shift 3
+	cp "$out/$from.o" "$out/$name.o"
+	"$work/linux/$tool" "$@" "$out/$name.o"
+}
+
 build() {
 	out=$1
 	mkdir -p "$out"
@@ -122,6 +156,19 @@ build() {
 	object riscv64-pg riscv64-linux-gnu-gcc -pg
 	object riscv64-pfe4 riscv64-linux-gnu-gcc -fpatchable-function-entry=4
 
+	if [ -x "$work/linux/recordmcount" ]; then
+		kernelize arm-marm-recordmcount arm-marm-pg recordmcount
+		kernelize arm-thumb-recordmcount arm-thumb-pg recordmcount
+		kernelize x86-pg-recordmcount x86-pg recordmcount
+		kernelize x86-fentry-recordmcount x86-fentry recordmcount
+		kernelize arm64-pg-recordmcount arm64-pg recordmcount
+		kernelize x86-fentry-objtool x86-fentry objtool --mcount
+	else
+		for k in $kernel_fixtures; do
+			cp "$here/$k" "$out/$k"
+		done
+	fi
+
 	for f in "$out"/*.o "$out"/*.exe; do
 		case $(basename "$f") in
 		arm-*) objdump=arm-linux-gnueabi-objdump ;;
@@ -133,6 +180,10 @@ build() {
 	done
 }
 
+if ! kernel_tools; then
+	echo "build.sh: no linux-source-6.1 tarball: keeping $kernel_fixtures" | tr '\n' ' ' >&2
+	echo >&2
+fi
 build "$work/a"
 build "$work/b"
 if ! diff -r "$work/a" "$work/b" >/dev/null; then
