@@ -114,6 +114,15 @@ type Inst struct {
 // Bytes returns the bytes inst was decoded from. The slice aliases inst.
 func (inst *Inst) Bytes() []byte { return inst.raw[:inst.Len] }
 
+// Target returns the target of a direct CALL, JMP or Jcc fetched from pc:
+// pc+Len+Rel. ok is false for any other instruction.
+func (inst *Inst) Target(pc uint64) (target uint64, ok bool) {
+	if _, ok := inst.Arch.Args[0].(x86asm.Rel); !ok || inst.err != nil {
+		return 0, false
+	}
+	return pc + uint64(inst.Len) + uint64(inst.Rel), true
+}
+
 // Decode decodes the instruction at the start of src, fetched from pc. src
 // should hold the bytes from pc to the end of the text segment (at most 15
 // are looked at). It is safe for concurrent use: x86asm.Decode writes no
@@ -165,8 +174,8 @@ func decode(inst *Inst, pc uint64, src []byte) error {
 // Cache holds decoded instructions for one text segment, indexed by byte
 // address. Every hit is checked against the bytes now in text, so a write
 // to text never leaves a stale entry; writers need not tell the cache
-// anything. A Cache is not safe for concurrent use: give each goroutine its
-// own.
+// anything. An entry takes about 360 bytes per byte of text. A Cache is not
+// safe for concurrent use: give each goroutine its own.
 type Cache struct {
 	base    uint64
 	entries []cacheEntry

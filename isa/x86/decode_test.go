@@ -283,3 +283,24 @@ func TestStackOrLiteral(t *testing.T) {
 		assert.Equal(t, tc.want, StackOrLiteral(&inst), Disasm(&inst, 0x1000, nil))
 	}
 }
+
+func TestTarget(t *testing.T) {
+	for _, tc := range []struct {
+		code   string
+		target uint64
+		ok     bool
+	}{
+		{"e8 fb 0f 00 00", 0x2000, true},
+		{"eb fe", 0x1000, true},
+		{"0f 84 fa 0f 00 00", 0x2000, true},
+		{"ff d0", 0, false},
+		{"c3", 0, false},
+		{"e3 fe", 0, false}, // jrcxz: not executed, so no target
+	} {
+		inst, err := Decode(0x1000, unhex(tc.code))
+		require.NoError(t, err)
+		target, ok := inst.Target(0x1000)
+		assert.Equal(t, tc.ok, ok, tc.code)
+		assert.Equal(t, tc.target, target, tc.code)
+	}
+}

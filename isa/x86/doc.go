@@ -20,6 +20,24 @@
 // re-decoding. An INT3 is reported as an *Error wrapping ErrBreakpoint with
 // RIP left at the int3 itself, so that the caller can emulate the trap.
 //
+// Exec runs: CALL (rel32, r/m64), JMP (rel8, rel32, r/m64), Jcc (all 16
+// conditions, rel8 and rel32), RET (and RET imm16), the NOP forms (90,
+// 66 90, 0F 1F /0 of any length and prefixes, PAUSE), ENDBR64, INT3, PUSH
+// (r64, imm, m64), POP (r64, m64), LEAVE, MOV (register, memory and
+// immediate forms at 8, 16, 32 and 64 bits; 32-bit writes zero-extend),
+// LEA, ADD, ADC, SUB, SBB, AND, OR, XOR, CMP, TEST, INC, DEC, NEG, NOT,
+// MOVZX, MOVSX, MOVSXD, IMUL (two and three operands), SHL, SHR, SAR (by an
+// immediate or CL), CMOVcc, SETcc and XCHG. Anything else, a 16-bit operand
+// size on a stack or branch instruction, a 32-bit address size, or an FS/GS
+// segment, is an *Error wrapping ErrUnsupported when executed.
+//
+// x86asm quirks this package works around (v0.33.0): ENDBR64 is not known;
+// a truncated instruction (and an unknown opcode after a prefix) decodes
+// without error as a one-byte Inst whose Op is 0; branch targets are
+// printed relative to "." when pc is 0; the GNU printer writes "callq",
+// "retq" and "jmpq", prints "(%r12,%riz)" for an r12 base, and leaves out a
+// zero displacement that objdump writes ("nopl 0x0(%rax,%rax,1)").
+//
 // Imports: the standard library and x86asm only. This package knows nothing
 // of tasks, schedulers, strategies or the arm package.
 package x86
