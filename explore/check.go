@@ -125,7 +125,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if _, err := sc.Build(opts.Bound, false, opts.Unreduced); err != nil {
 		return nil, err
 	}
-	res := &Result{Space: space(sc, opts)}
+	res := &Result{Mode: "check", Space: space(sc, opts)}
 	s := &searcher{opts: opts, sc: sc}
 	if opts.Timeout > 0 {
 		s.deadline = start.Add(opts.Timeout)

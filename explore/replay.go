@@ -35,8 +35,10 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Space: space(sc, opts), Schedule: s.String(), Replay: run, Hazards: run.Hazards,
+	res := &Result{Mode: "replay", Space: space(sc, opts), Schedule: s.String(), Replay: run, Hazards: run.Hazards,
 		Preemptions: run.Preemptions, Steps: run.Steps, Runs: 1}
+	// A replayed run proves nothing about other schedules: Safe here only
+	// means "no hazard in this run" (reports say so).
 	res.Verdict = Safe
 	if len(run.Hazards) > 0 {
 		h := run.Hazards[0]

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
+	"github.com/mcountsim/mcountsim/report"
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+const checkExamples = `
+Examples:
+  # the race of the 2011 LKML thread: push {lr} + bl patched to two nops
+  mcountsim check --arch arm --strategy nop-nop
+
+  # Steve's fix, proven safe with 3 tasks, as JSON
+  mcountsim check --arch arm --strategy jmp-over --tasks 3 --json
+
+  # re-run the counterexample that check printed
+  mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,14:1
+
+Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
+`
+
+type checkFlags struct {
+	arch, strategy, strategyFile, preempt, prologue, schedule string
+	cpus, tasks, iterations, toggles, functions, bound        int
+	maxStates                                                 int
+	timeout                                                   time.Duration
+	json, strict                                              bool
+}
+
+func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
+	cmd := "check"
+	if replay {
+		cmd = "replay"
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "mcountsim %s: %s\n", cmd, fmt.Sprintf(format, a...))
+		return 2
+	}
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f checkFlags
+	fs.StringVar(&f.arch, "arch", "arm", "instruction set: arm or x86")
+	fs.StringVar(&f.strategy, "strategy", "", "built-in strategy (see mcountsim strategies)")
+	fs.StringVar(&f.strategyFile, "strategy-file", "", "read the strategy (and optionally the machine) from a scenario `file`")
+	fs.StringVar(&f.preempt, "preempt", "full", "preemption model: none or full")
+	fs.StringVar(&f.prologue, "prologue", "", "x86 call-site flavour: fentry (default) or mcount")
+	fs.IntVar(&f.cpus, "cpus", 2, "number of CPUs")
+	fs.IntVar(&f.tasks, "tasks", 2, "number of worker tasks")
+	fs.IntVar(&f.iterations, "iterations", 2, "workload iterations per task")
+	fs.IntVar(&f.toggles, "toggles", 2, "patch transitions (enable, disable, enable, ...)")
+	fs.IntVar(&f.functions, "functions", 1, "traced functions, each with its own call site")
+	fs.IntVar(&f.bound, "bound", explore.DefaultBound, "preemption bound: most involuntary context switches per run")
+	fs.IntVar(&f.maxStates, "max-states", 0, "stop (INCOMPLETE) after this many states (0: no limit)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long (0: no limit)")
+	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
+	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
+	if replay {
+		fs.StringVar(&f.schedule, "schedule", "", "the schedule to replay, as printed by check (required)")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: mcountsim %s [flags]\n\nFlags:\n", cmd)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			fmt.Fprint(stdout, checkExamples)
+			return 0
+		}
+		return fail("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+
+	sc, opts, err := scenarioFrom(f, set)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if replay && !set["schedule"] {
+		return fail("--schedule is required (check prints it with a counterexample)")
+	}
+	var res *explore.Result
+	if replay {
+		res, err = explore.Replay(sc, f.schedule, opts)
+	} else {
+		res, err = explore.Check(sc, opts)
+	}
+	if err != nil {
+		return fail("%v", oneLine(err))
+	}
+	if f.json {
+		err = report.JSON(stdout, sc, opts, res)
+	} else {
+		err = report.Text(stdout, res)
+	}
+	if err != nil {
+		return fail("writing the report: %v", err)
+	}
+	return res.Verdict.ExitCode()
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+// scenarioFrom turns flags into a scenario, checking every value.
+func scenarioFrom(f checkFlags, set map[string]bool) (explore.Scenario, explore.Options, error) {
+	var sc explore.Scenario
+	var opts explore.Options
+	arch, err := kernel.ParseArch(f.arch)
+	if err != nil {
+		return sc, opts, fmt.Errorf("--arch: %v", err)
+	}
+	var st *patch.Strategy
+	switch {
+	case f.strategyFile != "" && f.strategy != "":
+		return sc, opts, errors.New("give --strategy or --strategy-file, not both")
+	case f.strategyFile != "":
+		st, err = loadStrategyFile(f.strategyFile, &f, set)
+		if err != nil {
+			return sc, opts, err
+		}
+		if !set["arch"] {
+			arch = st.Arch
+		}
+	case f.strategy == "":
+		return sc, opts, errors.New("--strategy is required (see mcountsim strategies)")
+	default:
+		var ok bool
+		st, ok = patch.Lookup(arch, f.strategy)
+		if !ok {
+			var names []string
+			for _, s := range patch.Builtins() {
+				if s.Arch == arch {
+					names = append(names, s.Name)
+				}
+			}
+			return sc, opts, fmt.Errorf("--strategy: unknown %v strategy %q (want one of: %s)", arch, f.strategy, strings.Join(names, ", "))
+		}
+	}
+	if st.Arch != arch {
+		return sc, opts, fmt.Errorf("strategy %s is for %v, not %v", st.Name, st.Arch, arch)
+	}
+	pre, err := sched.ParsePreempt(f.preempt)
+	if err != nil {
+		return sc, opts, fmt.Errorf("--preempt: %v", err)
+	}
+	for _, c := range []struct {
+		name      string
+		v, lo, hi int
+	}{
+		{"cpus", f.cpus, 1, sched.MaxCPUs},
+		{"tasks", f.tasks, 1, sched.MaxTasks - 1},
+		{"iterations", f.iterations, 1, 255},
+		{"toggles", f.toggles, 1, 64},
+		{"functions", f.functions, 1, 64},
+		{"bound", f.bound, 0, 64},
+		{"max-states", f.maxStates, 0, 1 << 62},
+	} {
+		if c.v < c.lo || c.v > c.hi {
+			return sc, opts, fmt.Errorf("--%s must be %d..%d, got %d", c.name, c.lo, c.hi, c.v)
+		}
+	}
+	if f.timeout < 0 {
+		return sc, opts, fmt.Errorf("--timeout must not be negative, got %v", f.timeout)
+	}
+	switch f.prologue {
+	case "":
+	case "fentry", "mcount":
+		if arch != kernel.X86 {
+			return sc, opts, errors.New("--prologue applies to --arch x86 only")
+		}
+	default:
+		return sc, opts, fmt.Errorf("--prologue: unknown %q (want fentry or mcount)", f.prologue)
+	}
+	sc = explore.Scenario{Arch: arch, Strategy: st, Preempt: pre, CPUs: f.cpus, Tasks: f.tasks, Iterations: f.iterations,
+		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict}
+	opts = explore.Options{Bound: f.bound, MaxStates: f.maxStates, Timeout: f.timeout}
+	return sc, opts, nil
+}
+
+// loadStrategyFile reads a scenario file; its config lines fill in the
+// flags the command line did not set.
+func loadStrategyFile(path string, f *checkFlags, set map[string]bool) (*patch.Strategy, error) {
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--strategy-file: %v", err)
+	}
+	defer r.Close()
+	return nil, fmt.Errorf("%s: scenario files are not supported yet", path)
+}

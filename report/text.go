@@ -1,0 +1,189 @@
+// Package report renders the results of package explore for people (text
+// traces laid out one column per task, like the crash diagrams of the LKML
+// threads mcountsim grew from) and for machines (JSON).
+//
+// Imports: explore, sched, detect and the standard library.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+// Text writes res as a human-readable report: the verdict and the space it
+// covers, then for a hazard its description, the explanation of the site
+// passes, the trace and the replay command's schedule.
+func Text(w io.Writer, res *explore.Result) error {
+	p := &printer{w: w}
+	p.f("scenario: %s\n", res.Space.Scenario)
+	if res.Mode == "replay" {
+		what := "no hazard in this run (a replay says nothing about other schedules)"
+		if res.Hazard != nil {
+			what = "UNSAFE: the schedule reaches a hazard"
+		}
+		p.f("replay:   schedule %q: %s\n", res.Schedule, what)
+	} else {
+		p.f("verdict:  %s: %s\n", res.Verdict, res.Space.Description)
+	}
+	if res.Mode != "replay" {
+		p.f("searched: %d branching states, %d steps, %d complete runs; reduction: %s\n",
+			res.States, res.Transitions, res.Runs, res.Space.Reduction)
+	}
+	if res.Reason != "" {
+		p.f("stopped:  %s\n", res.Reason)
+	}
+	if res.Replay != nil {
+		writeRun(p, res)
+	}
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func taskName(run *explore.Run, t int) string {
+	switch {
+	case t < 0:
+		return "stopper"
+	case t == run.Tasks:
+		return "patcher"
+	}
+	return fmt.Sprintf("worker%d", t)
+}
+
+func writeRun(p *printer, res *explore.Result) {
+	run := res.Replay
+	if len(run.Hazards) > 0 {
+		h := run.Hazards[0]
+		p.f("\nhazard:   %s at step %d on cpu%d, %s, pc %#x <%s>\n          %s\n", h.Kind, h.Step, h.CPU, taskName(run, h.Task), h.PC, h.Where, h.Detail)
+		for _, h := range run.Hazards[1:] {
+			p.f("then:     %s at step %d on cpu%d, %s, pc %#x <%s>\n          %s\n", h.Kind, h.Step, h.CPU, taskName(run, h.Task), h.PC, h.Where, h.Detail)
+		}
+	} else {
+		p.f("\nno hazard in this run (%d steps)\n", run.Steps)
+	}
+	if len(run.Explanation) > 0 {
+		p.f("\nexplanation: the site passes of %s before the hazard\n", taskName(run, run.Explanation[0].Task))
+		for _, sp := range run.Explanation {
+			state := "a state the site held"
+			if sp.Mixed {
+				state = "a combination the site never held"
+			}
+			p.f("  site in %s at %#x (%s):\n", sp.Function, sp.Site, state)
+			for _, in := range sp.Insns {
+				p.f("    step %4d cpu%d  +%d  %-12s %-32s <- %s\n", in.Step, in.CPU, in.Off, in.Bytes, in.Disasm, in.Writer)
+			}
+		}
+		if m := run.Machine; m != nil {
+			p.f("  writes to those sites during the run:\n")
+			for _, wr := range m.Writes() {
+				for _, sp := range run.Explanation {
+					if wr.Store.Site >= 0 && m.Image().Sites[wr.Store.Site].Addr == sp.Site {
+						where := "at boot"
+						if wr.Transition > 0 {
+							where = fmt.Sprintf("at step %d on cpu%d (%s)", wr.Step, wr.CPU, wr.Label)
+						}
+						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, m.Image().Name(wr.Store.Addr), m.DescribeStore(wr.Store))
+					}
+				}
+			}
+		}
+	}
+	p.f("\ntrace (%d steps, %d preemptions):\n", run.Steps, run.Preemptions)
+	writeTrace(p, run)
+	if res.Verdict == explore.Unsafe {
+		p.f("\nschedule: %q  (replay: mcountsim replay --schedule %q plus the same flags)\n", res.Schedule, res.Schedule)
+	}
+}
+
+const colWidth = 44
+
+func writeTrace(p *printer, run *explore.Run) {
+	cols := run.Tasks + 1
+	head := fmt.Sprintf("%5s %-4s", "step", "cpu")
+	for t := 0; t < cols; t++ {
+		head += " | " + pad(taskName(run, t), colWidth)
+	}
+	p.f("%s\n%s\n", strings.TrimRight(head, " "), strings.Repeat("-", len(strings.TrimRight(head, " "))))
+	for _, e := range run.Trace {
+		col, text := column(run, e)
+		row := fmt.Sprintf("%5d cpu%-1d", e.Step, max(e.CPU, 0))
+		if e.CPU < 0 {
+			row = fmt.Sprintf("%5d %-4s", e.Step, "-")
+		}
+		for t := 0; t < cols; t++ {
+			cell := ""
+			if t == col {
+				cell = text
+			}
+			if t == cols-1 {
+				row += " | " + cell // the last column is never cut
+			} else {
+				row += " | " + pad(cell, colWidth)
+			}
+		}
+		p.f("%s\n", strings.TrimRight(row, " "))
+		if e.Kind == sched.EvHazard {
+			p.f("%s\n", strings.Repeat(" ", 11)+"!!! "+e.Text)
+		}
+	}
+}
+
+func column(run *explore.Run, e sched.Event) (int, string) {
+	col := e.Task
+	if col < 0 {
+		col = run.Tasks // stopper events go to the patcher's column
+	}
+	switch e.Kind {
+	case sched.EvExec:
+		return col, fmt.Sprintf("%s: %s", shortWhere(e), e.Text)
+	case sched.EvTrace:
+		return col, "  " + e.Text
+	case sched.EvYield:
+		return col, "schedule() -- yields"
+	case sched.EvSwitch:
+		return col, "== switched in on cpu" + fmt.Sprint(e.CPU)
+	case sched.EvPreempt:
+		return col, "~~ PREEMPTED (timer interrupt) ~~"
+	case sched.EvExit:
+		return col, "exits"
+	case sched.EvStopperIn:
+		return run.Tasks, fmt.Sprintf("[cpu%d enters its stopper]", e.CPU)
+	case sched.EvStopperOut, sched.EvPatch, sched.EvStore, sched.EvWaitDone:
+		return run.Tasks, e.Text
+	case sched.EvIPI:
+		return col, fmt.Sprintf("[cpu%d takes the sync_core IPI]", e.CPU)
+	case sched.EvHazard:
+		if col == run.Tasks+1 || col < 0 {
+			col = run.Tasks
+		}
+		return col, "HAZARD " + strings.SplitN(e.Text, ":", 2)[0]
+	}
+	return col, e.Text
+}
+
+func shortWhere(e sched.Event) string {
+	if e.Where != "" {
+		return e.Where
+	}
+	return fmt.Sprintf("%#x", e.PC)
+}
+
+func pad(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s + strings.Repeat(" ", n-len(s))
+}
