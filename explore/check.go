@@ -82,6 +82,7 @@ type Space struct {
 
 // Result is the outcome of Check or Replay.
 type Result struct {
+	Mode        string          `json:"mode"` // "check" or "replay"
 	Verdict     Verdict         `json:"verdict"`
 	Space       Space           `json:"space"`
 	States      int             `json:"states"`      // distinct states visited
