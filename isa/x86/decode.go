@@ -148,16 +148,14 @@ func decode(inst *Inst, pc uint64, src []byte) error {
 		inst.Arch = x86asm.Inst{Op: x86asm.NOP, Mode: 64, AddrSize: 64, DataSize: 32, Len: 4}
 		return nil
 	}
-	ai, err := x86asm.Decode(src[:n], 64)
-	if err != nil || ai.Op == 0 || ai.Len > n {
-		// x86asm reports a truncated instruction, and an unknown opcode
-		// after a prefix, as a one-byte Inst with Op 0 and no error.
+	ai, ok := decodeAny(src[:n])
+	if !ok {
 		inst.nraw = uint8(n)
 		e := &Error{PC: pc, Bytes: bytes.Clone(src[:n]), Err: ErrUndecodable}
 		if n < MaxLen {
 			var pad [MaxLen]byte
 			copy(pad[:], src[:n])
-			if p, perr := x86asm.Decode(pad[:], 64); perr == nil && p.Op != 0 && p.Len > n {
+			if p, ok := decodeAny(pad[:]); ok && p.Len > n {
 				e.Err = errTruncated
 			}
 		}
@@ -169,6 +167,51 @@ func decode(inst *Inst, pc uint64, src []byte) error {
 	inst.nraw = uint8(ai.Len)
 	compile(inst)
 	return nil
+}
+
+// decodeAny decodes the instruction at the start of src with x86asm,
+// falling back to hintNop. x86asm reports a truncated instruction, and an
+// unknown opcode after a prefix, as a one-byte Inst with Op 0 and no
+// error: both count as failures here.
+func decodeAny(src []byte) (x86asm.Inst, bool) {
+	ai, err := x86asm.Decode(src, 64)
+	if err == nil && ai.Op != 0 && ai.Len <= len(src) {
+		return ai, true
+	}
+	return hintNop(src)
+}
+
+// hintNop decodes the reserved-NOP opcodes 0F 19–0F 1F /r (SDM Vol. 2
+// appendix A, table A-3; on CPUs without MPX, CET or CLDEMOTE they all
+// execute as NOP, whatever the reg field), which x86asm rejects or does not
+// know (it accepts only 0F 1F /0), as the NOP 0F 1F /0 with the same mod
+// and r/m, hence the same length. A torn write over a call can leave such
+// bytes in text: "0f 1e fa" is "nop %edx" to a CPU.
+func hintNop(src []byte) (x86asm.Inst, bool) {
+	i := 0
+	for i < len(src) {
+		switch src[i] {
+		case 0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65, 0x66, 0x67, 0xf2, 0xf3:
+			i++
+			continue
+		}
+		break
+	}
+	if i < len(src) && src[i]&0xf0 == 0x40 { // REX
+		i++
+	}
+	if i+2 >= len(src) || src[i] != 0x0f || src[i+1] < 0x19 || src[i+1] > 0x1f {
+		return x86asm.Inst{}, false
+	}
+	var buf [MaxLen]byte
+	n := copy(buf[:], src)
+	buf[i+1] = 0x1f
+	buf[i+2] &^= 0x38 // reg field: /0
+	ai, err := x86asm.Decode(buf[:n], 64)
+	if err != nil || ai.Op != x86asm.NOP || ai.Len > n {
+		return x86asm.Inst{}, false
+	}
+	return ai, true
 }
 
 // Cache holds decoded instructions for one text segment, indexed by byte

@@ -18,7 +18,8 @@ func TestUndecodable(t *testing.T) {
 	}{
 		{"d6", false},                  // SALC is invalid in 64-bit mode
 		{"0f 04", false},               // reserved opcode
-		{"0f 1e fa", false},            // ENDBR64 without its F3
+		{"0f 1e", true},                // a hint NOP without its ModR/M
+		{"0f 1c 80 00", true},          // a hint NOP without its disp32
 		{"e8", true},                   // call rel32 without its displacement
 		{"e8 00 00", true},             //
 		{"8b 04 25", true},             // mov with SIB and no disp32: x86asm says Op 0, no error
@@ -48,6 +49,34 @@ func TestUndecodable(t *testing.T) {
 	var e *Error
 	require.True(t, errors.As(err, &e))
 	assert.Len(t, e.Bytes, MaxLen)
+}
+
+// TestHintNops checks the reserved-NOP opcodes that x86asm does not
+// decode: the lengths are those objdump 2.40 finds.
+func TestHintNops(t *testing.T) {
+	for _, tc := range []struct{ code, objdump, disasm string }{
+		{"0f 19 00", "nopl (%rax)", "nopl (%rax)"},
+		{"0f 1a 44 00 00", "bndldx 0x0(%rax,%rax,1),%bnd0", "nopl (%rax,%rax)"},
+		{"0f 1b c0", "nop %eax", "nop %eax"},
+		{"0f 1c 80 00 00 00 00", "cldemote 0x0(%rax)", "nopl (%rax)"},
+		{"0f 1d 00", "nopl (%rax)", "nopl (%rax)"},
+		{"0f 1e fa", "nop %edx", "nop %edx"},
+		{"66 0f 19 00", "nopw (%rax)", "nopw (%rax)"},
+		{"f3 0f 1e fb", "endbr32", "rep nop %ebx"},
+		{"0f 1e 00", "nopl (%rax)", "nopl (%rax)"},
+		{"0f 1f 38", "nopl (%rax)", "nopl (%rax)"},
+		{"41 0f 1a 44 24 08", "bndldx 0x8(%r12),%bnd0", "nopl 0x8(%r12,%riz)"},
+	} {
+		t.Run(tc.objdump, func(t *testing.T) {
+			code := unhex(tc.code)
+			runExecCases(t, []execCase{{name: tc.code, code: tc.code, flow: FlowNext, log: []access{},
+				init: func(r *Regs, m *testBus) { r.R[RAX] = 0xdead; fl(r, "ZO") }}})
+			inst, err := Decode(0x1000, append(code, 0xcc, 0xcc))
+			require.NoError(t, err)
+			assert.Equal(t, len(code), int(inst.Len))
+			assert.Equal(t, tc.disasm, Disasm(&inst, 0x1000, nil))
+		})
+	}
 }
 
 func TestUnsupported(t *testing.T) {

@@ -32,6 +32,9 @@
 // segment, is an *Error wrapping ErrUnsupported when executed.
 //
 // x86asm quirks this package works around (v0.33.0): ENDBR64 is not known;
+// the reserved-NOP opcodes 0F 19–0F 1E and 0F 1F with a nonzero reg field
+// are rejected, where a CPU executes them as NOPs (Decode decodes them as
+// NOPs of the same length: a torn write can leave them in text);
 // a truncated instruction (and an unknown opcode after a prefix) decodes
 // without error as a one-byte Inst whose Op is 0; branch targets are
 // printed relative to "." when pc is 0; the GNU printer writes "callq",
