@@ -293,8 +293,12 @@ func (fd *finder) describe(sec *Section, s *Site, funcs *funcIndex) {
 	if s.RelocType == "" {
 		// A site found only through a table: name the hook relocation
 		// that covers it, if any (objtool leaves R_X86_64_NONE there).
-		for _, r := range sec.Relocs {
-			if r.Offset >= off && r.Offset < off+8 && IsHook(f.Arch, f.Symbols[r.Sym].Name) {
+		i := sort.Search(len(sec.Relocs), func(i int) bool { return sec.Relocs[i].Offset >= off })
+		for _, r := range sec.Relocs[i:] {
+			if r.Offset >= off+8 {
+				break
+			}
+			if IsHook(f.Arch, f.Symbols[r.Sym].Name) {
 				s.RelocType, s.Target = f.RelocTypeName(r.Type), f.Symbols[r.Sym].Name
 				break
 			}
