@@ -58,6 +58,7 @@ var (
 	errAddrSize    = &detail{"32-bit address size", ErrUnsupported}
 	errDataSize16  = &detail{"16-bit operand size for a stack or branch instruction", ErrUnsupported}
 	errOperandForm = &detail{"operand form", ErrUnsupported}
+	errOutside     = &detail{"pc outside the text segment", ErrMemory}
 )
 
 // MaxLen is the longest x86 instruction, in bytes.
@@ -237,10 +238,13 @@ func NewCache(base uint64, size int) *Cache {
 
 // Lookup returns the decoding of the bytes at the start of src, fetched
 // from pc, from the cache when the cached entry was decoded from the same
-// bytes. src must hold the bytes from pc to the end of the segment, and pc
-// must lie inside the segment. The returned Inst stays valid until the next
+// bytes. src must hold the bytes from pc to the end of the segment; a pc
+// outside the segment is an *Error wrapping ErrMemory. The returned Inst stays valid until the next
 // Lookup at the same pc.
 func (c *Cache) Lookup(pc uint64, src []byte) (*Inst, error) {
+	if pc-c.base >= uint64(len(c.entries)) {
+		return nil, &Error{PC: pc, Err: errOutside}
+	}
 	e := &c.entries[pc-c.base]
 	if e.valid {
 		n := int(e.inst.nraw)

@@ -258,6 +258,15 @@ func TestCacheRevalidates(t *testing.T) {
 	inst, err = c.Lookup(base+uint64(end), text[end:])
 	require.NoError(t, err)
 	assert.Equal(t, "nop", Disasm(inst, base+uint64(end), nil))
+
+	// Outside the segment.
+	for _, pc := range []uint64{base - 1, base + uint64(len(text)), 0} {
+		_, err = c.Lookup(pc, nil)
+		require.ErrorIs(t, err, ErrMemory)
+		var e *Error
+		require.True(t, errors.As(err, &e))
+		assert.Equal(t, pc, e.PC)
+	}
 }
 
 // TestDecodeConcurrent runs Decode from several goroutines: under -race it
