@@ -332,3 +332,21 @@ func TestExecMov(t *testing.T) {
 			want: func(r *Regs, m *testBus) { r.R[RAX] = 2; m.put64(testData, 1) }},
 	})
 }
+
+func TestFlagsAndNames(t *testing.T) {
+	var r Regs
+	r.SetFlags(^uint64(0))
+	assert.Equal(t, Regs{CF: true, PF: true, AF: true, ZF: true, SF: true, OF: true}, r)
+	assert.Equal(t, uint64(StatusFlags), r.Flags())
+	r.SetFlags(FlagZF | FlagOF | 2)
+	assert.Equal(t, Regs{ZF: true, OF: true}, r)
+	assert.Equal(t, uint64(0x840), r.Flags())
+
+	assert.Equal(t, "call", FlowCall.String())
+	assert.Equal(t, "skipped", FlowSkipped.String())
+	assert.Equal(t, "Flow(?)", Flow(9).String())
+	assert.Equal(t, "ne", NE.String())
+	assert.Equal(t, "Cond(16)", Cond(16).String())
+	assert.Equal(t, "r12", R12.String())
+	assert.Equal(t, "Reg(16)", Reg(16).String())
+}
