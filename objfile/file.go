@@ -107,7 +107,7 @@ type Reloc struct {
 	Offset uint64 // r_offset: section offset (ET_REL) or address
 	Type   uint32 // machine-specific type
 	Sym    int    // symbol index into File.Symbols
-	Addend int64  // RELA addend, or for REL the implicit addend read from the section data when the type is known
+	Addend int64  // RELA addend; for REL, the implicit addend read from the section data (R_ARM_ABS32 only), else 0
 	RELA   bool   // the addend came from the relocation entry
 }
 

@@ -115,9 +115,10 @@ type finder struct {
 // them sorted by section index and offset. It returns a *FormatError if a
 // site table is malformed (an entry without a relocation, pointing outside
 // every executable section, …).
-func (f *File) Sites() (_ []Site, err error) {
+func (f *File) Sites() (sites []Site, err error) {
 	defer recoverAsError(f.Name, "site discovery", &err)
-	return f.sites()
+	sites, err = f.sites()
+	return sites, err
 }
 
 func (f *File) sites() ([]Site, error) {
