@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 	"sync"
 
@@ -60,6 +61,117 @@ type Inst struct {
 	Imm            uint32
 
 	err error // ErrUnsupported when the executor cannot run it
+
+	// Resolved once by compile so that Exec switches on a dense code.
+	x      xop
+	mBase  uint8 // LDM/STM/PUSH/POP: base register
+	mLoad  bool  // LDM/POP
+	mWback bool
+	mStart int32 // first address − base
+	mFinal int32 // written-back base − base
+}
+
+// xop is the executor's dense operation code, one per Fam it runs.
+type xop uint8
+
+const (
+	xUnsupported xop = iota
+	xNop
+	xB
+	xBL
+	xBX
+	xBLX
+	// Data processing, in A32 opcode order (A5.2.1).
+	xAND
+	xEOR
+	xSUB
+	xRSB
+	xADD
+	xADC
+	xSBC
+	xRSC
+	xTST
+	xTEQ
+	xCMP
+	xCMN
+	xORR
+	xMOV
+	xBIC
+	xMVN
+	xMUL
+	xMLA
+	xMLS
+	xUMULL
+	xUMLAL
+	xSMULL
+	xSMLAL
+	xMOVW
+	xMOVT
+	xCLZ
+	xUXTB
+	xUXTH
+	xSXTB
+	xSXTH
+	xLDR
+	xLDRB
+	xLDRH
+	xLDRSB
+	xLDRSH
+	xLDRD
+	xSTR
+	xSTRB
+	xSTRH
+	xSTRD
+	xMultiple // LDM*, STM*, PUSH, POP
+)
+
+var xops = map[armasm.Op]xop{
+	armasm.NOP: xNop, armasm.B: xB, armasm.BL: xBL, armasm.BX: xBX, armasm.BLX: xBLX,
+	armasm.AND: xAND, armasm.EOR: xEOR, armasm.SUB: xSUB, armasm.RSB: xRSB, armasm.ADD: xADD,
+	armasm.ADC: xADC, armasm.SBC: xSBC, armasm.RSC: xRSC, armasm.TST: xTST, armasm.TEQ: xTEQ,
+	armasm.CMP: xCMP, armasm.CMN: xCMN, armasm.ORR: xORR, armasm.MOV: xMOV, armasm.BIC: xBIC,
+	armasm.MVN: xMVN, armasm.MUL: xMUL, armasm.MLA: xMLA, armasm.MLS: xMLS, armasm.UMULL: xUMULL,
+	armasm.UMLAL: xUMLAL, armasm.SMULL: xSMULL, armasm.SMLAL: xSMLAL, armasm.MOVW: xMOVW,
+	armasm.MOVT: xMOVT, armasm.CLZ: xCLZ, armasm.UXTB: xUXTB, armasm.UXTH: xUXTH,
+	armasm.SXTB: xSXTB, armasm.SXTH: xSXTH, armasm.LDR: xLDR, armasm.LDRB: xLDRB,
+	armasm.LDRH: xLDRH, armasm.LDRSB: xLDRSB, armasm.LDRSH: xLDRSH, armasm.LDRD: xLDRD,
+	armasm.STR: xSTR, armasm.STRB: xSTRB, armasm.STRH: xSTRH, armasm.STRD: xSTRD,
+	armasm.PUSH: xMultiple, armasm.POP: xMultiple,
+	armasm.LDM: xMultiple, armasm.LDMDA: xMultiple, armasm.LDMDB: xMultiple, armasm.LDMIB: xMultiple,
+	armasm.STM: xMultiple, armasm.STMDA: xMultiple, armasm.STMDB: xMultiple, armasm.STMIB: xMultiple,
+}
+
+// resolve fills the executor's fields of a supported inst.
+func resolve(inst *Inst) {
+	inst.x = xops[inst.Fam]
+	if inst.x != xMultiple {
+		return
+	}
+	n := int32(bits.OnesCount16(inst.List)) * 4
+	inst.mWback = true
+	switch inst.Fam {
+	case armasm.PUSH:
+		inst.mBase, inst.mStart, inst.mFinal = SP, -n, -n
+	case armasm.POP:
+		inst.mBase, inst.mLoad, inst.mStart, inst.mFinal = SP, true, 0, n
+	default:
+		inst.mBase = uint8(inst.Mem.Base)
+		inst.mWback = inst.Mem.Mode == armasm.AddrLDM_WB
+		switch inst.Fam {
+		case armasm.LDM, armasm.STM:
+			inst.mStart, inst.mFinal = 0, n
+		case armasm.LDMIB, armasm.STMIB:
+			inst.mStart, inst.mFinal = 4, n
+		case armasm.LDMDA, armasm.STMDA:
+			inst.mStart, inst.mFinal = -n+4, -n
+		case armasm.LDMDB, armasm.STMDB:
+			inst.mStart, inst.mFinal = -n, -n
+		}
+		switch inst.Fam {
+		case armasm.LDM, armasm.LDMIB, armasm.LDMDA, armasm.LDMDB:
+			inst.mLoad = true
+		}
+	}
 }
 
 // operand is the flexible second operand of data-processing instructions.
@@ -399,6 +511,8 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	}
 	if !ok {
 		unsupported(&inst)
+	} else {
+		resolve(&inst)
 	}
 	return inst
 }

@@ -123,21 +123,21 @@ func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
 
 func exec(inst *Inst, r *Regs, bus Bus, pc uint32) (Flow, error) {
 	next := pc + 4
-	switch inst.Fam {
-	case armasm.NOP:
-	case armasm.B:
+	switch x := inst.x; x {
+	case xNop:
+	case xB:
 		r.R[PC] = pc + 8 + uint32(inst.Target)
 		return FlowBranch, nil
-	case armasm.BL:
+	case xBL:
 		r.R[LR] = next
 		r.R[PC] = pc + 8 + uint32(inst.Target)
 		return FlowCall, nil
-	case armasm.BX, armasm.BLX:
+	case xBX, xBLX:
 		t := r.read(inst.Rm)
 		if t&1 != 0 {
 			return FlowNext, errThumb
 		}
-		if inst.Fam == armasm.BLX {
+		if x == xBLX {
 			r.R[LR] = next
 			r.R[PC] = t
 			return FlowCall, nil
@@ -147,60 +147,56 @@ func exec(inst *Inst, r *Regs, bus Bus, pc uint32) (Flow, error) {
 			return FlowReturn, nil
 		}
 		return FlowBranch, nil
-	case armasm.AND, armasm.EOR, armasm.SUB, armasm.RSB, armasm.ADD, armasm.ADC,
-		armasm.SBC, armasm.RSC, armasm.ORR, armasm.BIC, armasm.MOV, armasm.MVN,
-		armasm.CMP, armasm.CMN, armasm.TST, armasm.TEQ:
-		return dataProc(inst, r, next)
-	case armasm.MUL, armasm.MLA, armasm.MLS:
+	case xAND, xEOR, xSUB, xRSB, xADD, xADC, xSBC, xRSC, xTST, xTEQ, xCMP, xCMN, xORR, xMOV, xBIC, xMVN:
+		return dataProc(inst, x, r, next)
+	case xMUL, xMLA, xMLS:
 		v := r.R[inst.Rn] * r.R[inst.Rm]
-		switch inst.Fam {
-		case armasm.MLA:
+		switch x {
+		case xMLA:
 			v += r.R[inst.Ra]
-		case armasm.MLS:
+		case xMLS:
 			v = r.R[inst.Ra] - v
 		}
 		r.R[inst.Rd] = v
 		if inst.S {
 			r.N, r.Z = v>>31 != 0, v == 0
 		}
-	case armasm.UMULL, armasm.SMULL, armasm.UMLAL, armasm.SMLAL:
+	case xUMULL, xUMLAL, xSMULL, xSMLAL:
 		var v uint64
-		if inst.Fam == armasm.UMULL || inst.Fam == armasm.UMLAL {
+		if x == xUMULL || x == xUMLAL {
 			v = uint64(r.R[inst.Rn]) * uint64(r.R[inst.Rm])
 		} else {
 			v = uint64(int64(int32(r.R[inst.Rn])) * int64(int32(r.R[inst.Rm])))
 		}
-		if inst.Fam == armasm.UMLAL || inst.Fam == armasm.SMLAL {
+		if x == xUMLAL || x == xSMLAL {
 			v += uint64(r.R[inst.Ra])<<32 | uint64(r.R[inst.Rd])
 		}
 		r.R[inst.Rd], r.R[inst.Ra] = uint32(v), uint32(v>>32)
 		if inst.S {
 			r.N, r.Z = v>>63 != 0, v == 0
 		}
-	case armasm.MOVW:
+	case xMOVW:
 		r.R[inst.Rd] = inst.Imm
-	case armasm.MOVT:
+	case xMOVT:
 		r.R[inst.Rd] = r.R[inst.Rd]&0xffff | inst.Imm<<16
-	case armasm.CLZ:
+	case xCLZ:
 		r.R[inst.Rd] = uint32(bits.LeadingZeros32(r.R[inst.Rm]))
-	case armasm.UXTB, armasm.UXTH, armasm.SXTB, armasm.SXTH:
+	case xUXTB, xUXTH, xSXTB, xSXTH:
 		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch inst.Fam {
-		case armasm.UXTB:
+		switch x {
+		case xUXTB:
 			v &= 0xff
-		case armasm.UXTH:
+		case xUXTH:
 			v &= 0xffff
-		case armasm.SXTB:
+		case xSXTB:
 			v = uint32(int32(int8(v)))
-		case armasm.SXTH:
+		case xSXTH:
 			v = uint32(int32(int16(v)))
 		}
 		r.R[inst.Rd] = v
-	case armasm.LDR, armasm.STR, armasm.LDRB, armasm.STRB, armasm.LDRH, armasm.STRH,
-		armasm.LDRSB, armasm.LDRSH, armasm.LDRD, armasm.STRD:
-		return loadStore(inst, r, bus, next)
-	case armasm.PUSH, armasm.POP, armasm.LDM, armasm.LDMDA, armasm.LDMDB, armasm.LDMIB,
-		armasm.STM, armasm.STMDA, armasm.STMDB, armasm.STMIB:
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD, xSTR, xSTRB, xSTRH, xSTRD:
+		return loadStore(inst, x, r, bus, next)
+	case xMultiple:
 		return multiple(inst, r, bus, next)
 	default:
 		return FlowNext, ErrUnsupported
@@ -302,53 +298,40 @@ func addWithCarry(x, y uint32, carry bool) (uint32, bool, bool) {
 	return sum, c1 != 0, v
 }
 
-func dataProc(inst *Inst, r *Regs, next uint32) (Flow, error) {
-	op2, sc := r.operand2(&inst.Op2)
-	var (
-		res        uint32
-		c, v       = sc, r.V
-		arithmetic bool
-		write      = true
-	)
-	rn := uint32(0)
-	if inst.Fam != armasm.MOV && inst.Fam != armasm.MVN {
+func dataProc(inst *Inst, x xop, r *Regs, next uint32) (Flow, error) {
+	op2, c := r.operand2(&inst.Op2)
+	v := r.V
+	var res, rn uint32
+	if x != xMOV && x != xMVN {
 		rn = r.read(inst.Rn)
 	}
-	switch inst.Fam {
-	case armasm.AND, armasm.TST:
+	switch x {
+	case xAND, xTST:
 		res = rn & op2
-		write = inst.Fam == armasm.AND
-	case armasm.EOR, armasm.TEQ:
+	case xEOR, xTEQ:
 		res = rn ^ op2
-		write = inst.Fam == armasm.EOR
-	case armasm.ORR:
+	case xORR:
 		res = rn | op2
-	case armasm.BIC:
+	case xBIC:
 		res = rn &^ op2
-	case armasm.MOV:
+	case xMOV:
 		res = op2
-	case armasm.MVN:
+	case xMVN:
 		res = ^op2
-	case armasm.SUB, armasm.CMP:
+	case xSUB, xCMP:
 		res, c, v = addWithCarry(rn, ^op2, true)
-		arithmetic, write = true, inst.Fam == armasm.SUB
-	case armasm.RSB:
+	case xRSB:
 		res, c, v = addWithCarry(op2, ^rn, true)
-		arithmetic = true
-	case armasm.ADD, armasm.CMN:
+	case xADD, xCMN:
 		res, c, v = addWithCarry(rn, op2, false)
-		arithmetic, write = true, inst.Fam == armasm.ADD
-	case armasm.ADC:
+	case xADC:
 		res, c, v = addWithCarry(rn, op2, r.C)
-		arithmetic = true
-	case armasm.SBC:
+	case xSBC:
 		res, c, v = addWithCarry(rn, ^op2, r.C)
-		arithmetic = true
-	case armasm.RSC:
+	case xRSC:
 		res, c, v = addWithCarry(op2, ^rn, r.C)
-		arithmetic = true
 	}
-	_ = arithmetic
+	write := x < xTST || x > xCMN
 	if write && inst.Rd == PC {
 		if inst.S {
 			return FlowNext, wrapUnsupported("flag-setting write to PC (exception return)")
@@ -357,7 +340,7 @@ func dataProc(inst *Inst, r *Regs, next uint32) (Flow, error) {
 			return FlowNext, errThumb
 		}
 		r.R[PC] = res
-		if inst.Fam == armasm.MOV && inst.Op2.kind == opReg && inst.Op2.reg == LR {
+		if x == xMOV && inst.Op2.kind == opReg && inst.Op2.reg == LR {
 			return FlowReturn, nil
 		}
 		return FlowBranch, nil
@@ -372,7 +355,7 @@ func dataProc(inst *Inst, r *Regs, next uint32) (Flow, error) {
 	return FlowNext, nil
 }
 
-func loadStore(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
+func loadStore(inst *Inst, x xop, r *Regs, bus Bus, next uint32) (Flow, error) {
 	m := &inst.Mem
 	base := r.read(uint8(m.Base))
 	var off uint32
@@ -389,18 +372,18 @@ func loadStore(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
 		addr = base + off
 	}
 	size := 4
-	switch inst.Fam {
-	case armasm.LDRB, armasm.STRB, armasm.LDRSB:
+	switch x {
+	case xLDRB, xSTRB, xLDRSB:
 		size = 1
-	case armasm.LDRH, armasm.STRH, armasm.LDRSH:
+	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	}
-	if addr&uint32(size-1) != 0 || (inst.Fam == armasm.LDRD || inst.Fam == armasm.STRD) && addr&3 != 0 {
+	if addr&uint32(size-1) != 0 {
 		return FlowNext, wrapMemory("unaligned access")
 	}
 	flow := FlowNext
-	switch inst.Fam {
-	case armasm.STR, armasm.STRB, armasm.STRH:
+	switch x {
+	case xSTR, xSTRB, xSTRH:
 		v := r.read(inst.Rd)
 		if size < 4 {
 			v &= 1<<(8*size) - 1
@@ -408,14 +391,14 @@ func loadStore(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
 		if err := bus.Store(addr, size, v, inst.Rd); err != nil {
 			return FlowNext, err
 		}
-	case armasm.STRD:
+	case xSTRD:
 		if err := bus.Store(addr, 4, r.R[inst.Rd], inst.Rd); err != nil {
 			return FlowNext, err
 		}
 		if err := bus.Store(addr+4, 4, r.R[inst.Ra], inst.Ra); err != nil {
 			return FlowNext, err
 		}
-	case armasm.LDRD:
+	case xLDRD:
 		lo, err := bus.Load(addr, 4, inst.Rd)
 		if err != nil {
 			return FlowNext, err
@@ -430,10 +413,10 @@ func loadStore(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
 		if err != nil {
 			return FlowNext, err
 		}
-		switch inst.Fam {
-		case armasm.LDRSB:
+		switch x {
+		case xLDRSB:
 			v = uint32(int32(int8(v)))
-		case armasm.LDRSH:
+		case xLDRSH:
 			v = uint32(int32(int16(v)))
 		}
 		if inst.Rd == PC {
@@ -471,54 +454,17 @@ func (m memoryDetail) Unwrap() error { return ErrMemory }
 func wrapMemory(s string) error { return memoryDetail(s) }
 
 // multiple executes PUSH, POP, LDM* and STM* (A8.8.58–A8.8.62, A8.8.199–).
+// Registers go lowest first to the lowest address.
 func multiple(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
-	var (
-		base  uint8
-		load  bool
-		wback = true
-		start uint32
-	)
-	n := uint32(bits.OnesCount16(inst.List)) * 4
-	switch inst.Fam {
-	case armasm.PUSH:
-		base = SP
-		start = r.R[SP] - n
-	case armasm.POP:
-		base, load = SP, true
-		start = r.R[SP]
-	default:
-		base = uint8(inst.Mem.Base)
-		wback = inst.Mem.Mode == armasm.AddrLDM_WB
-		b := r.R[base]
-		switch inst.Fam {
-		case armasm.LDM, armasm.STM:
-			start = b
-		case armasm.LDMIB, armasm.STMIB:
-			start = b + 4
-		case armasm.LDMDA, armasm.STMDA:
-			start = b - n + 4
-		case armasm.LDMDB, armasm.STMDB:
-			start = b - n
-		}
-		load = inst.Fam == armasm.LDM || inst.Fam == armasm.LDMDA || inst.Fam == armasm.LDMDB || inst.Fam == armasm.LDMIB
-	}
-	if start&3 != 0 {
+	b := r.R[inst.mBase]
+	addr := b + uint32(inst.mStart)
+	if addr&3 != 0 {
 		return FlowNext, wrapMemory("unaligned access")
 	}
-	var final uint32
-	switch inst.Fam {
-	case armasm.PUSH, armasm.STMDB, armasm.LDMDB, armasm.STMDA, armasm.LDMDA:
-		final = r.R[base] - n
-	default:
-		final = r.R[base] + n
-	}
-	addr := start
 	flow := FlowNext
-	for i := uint8(0); i < 16; i++ {
-		if inst.List&(1<<i) == 0 {
-			continue
-		}
-		if load {
+	for l := inst.List; l != 0; l &= l - 1 {
+		i := uint8(bits.TrailingZeros16(l))
+		if inst.mLoad {
 			v, err := bus.Load(addr, 4, i)
 			if err != nil {
 				return FlowNext, err
@@ -528,7 +474,7 @@ func multiple(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
 					return FlowNext, errThumb
 				}
 				flow = FlowBranch
-				if base == SP {
+				if inst.mBase == SP {
 					flow = FlowReturn
 				}
 			}
@@ -538,8 +484,8 @@ func multiple(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
 		}
 		addr += 4
 	}
-	if wback && !(load && inst.List&(1<<base) != 0) {
-		r.R[base] = final
+	if inst.mWback && !(inst.mLoad && inst.List&(1<<inst.mBase) != 0) {
+		r.R[inst.mBase] = b + uint32(inst.mFinal)
 	}
 	if flow == FlowNext {
 		r.R[PC] = next
