@@ -509,6 +509,9 @@ func compile(ai armasm.Inst, w uint32) Inst {
 			ok = false
 		}
 	}
+	if o := inst.Op2; o.kind == opRegShiftReg && (inst.Rd == PC || inst.Rn == PC || o.reg == PC || o.sreg == PC) {
+		ok = false // any PC operand of a register-shifted register form is UNPREDICTABLE
+	}
 	if !ok {
 		unsupported(&inst)
 	} else {

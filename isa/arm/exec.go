@@ -283,8 +283,8 @@ func (r *Regs) operand2(o *operand) (uint32, bool) {
 		}
 		return shift(r.read(o.reg), o.shift, n, r.C)
 	}
-	// Register-specified shift: PC as an operand reads +12 here, which is
-	// UNPREDICTABLE in A32; the bottom byte of Rs is the amount.
+	// Register-specified shift (compile rejects PC operands, which are
+	// UNPREDICTABLE here): the bottom byte of Rs is the amount.
 	return shift(r.read(o.reg), o.shift, r.R[o.sreg]&0xff, r.C)
 }
 

@@ -204,6 +204,8 @@ var execCases = []execCase{
 	{w: 0xe1b0f00e, asm: "movs pc, lr", err: ErrUnsupported},
 	{w: 0x0f000000, asm: "svceq 0x00000000", in: "z=0", flow: FlowSkipped},
 	{w: 0xe00f0291, asm: "mul pc, r1, r2", err: ErrUnsupported},
+	{w: 0xe08f0312, asm: "add r0, pc, r2, lsl r3", err: ErrUnsupported},
+	{w: 0xe1a0f312, asm: "lsl pc, r2, r3", err: ErrUnsupported},
 	{w: 0xe1cee0d0, asm: "ldrd lr, [lr]", in: "lr=0x2000", err: ErrUnsupported},
 }
 
