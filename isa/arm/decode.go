@@ -40,6 +40,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+var errFetch = wrapMemory("fetch outside the text segment or misaligned")
+
 // decodeMu serializes armasm.Decode, which writes a package-level slice.
 var decodeMu sync.Mutex
 
@@ -261,10 +263,15 @@ func NewCache(base uint32, size int) *Cache {
 }
 
 // Lookup returns the decoding of w at pc, from the cache when the cached
-// entry was decoded from the same word. pc must lie inside the segment and
-// be word aligned.
+// entry was decoded from the same word. A pc outside the segment or not
+// word aligned gives an *Error wrapping ErrMemory (and an Inst whose Exec
+// fails the same way).
 func (c *Cache) Lookup(pc uint32, w uint32) (*Inst, error) {
-	e := &c.entries[(pc-c.base)>>2]
+	i := (pc - c.base) >> 2
+	if pc&3 != 0 || pc < c.base || i >= uint32(len(c.entries)) {
+		return &Inst{Word: w, Cond: AL, err: errFetch}, &Error{PC: pc, Word: w, Err: errFetch}
+	}
+	e := &c.entries[i]
 	if e.valid && e.inst.Word == w {
 		return &e.inst, e.err
 	}

@@ -109,7 +109,7 @@ func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
 	}
 	if inst.err != nil {
 		e := &Error{PC: pc, Word: inst.Word, Err: inst.err}
-		if inst.err != ErrUndecodable {
+		if inst.err == ErrUnsupported {
 			e.Disasm = Disasm(inst, pc, nil)
 		}
 		return FlowNext, e

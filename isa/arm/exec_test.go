@@ -425,3 +425,22 @@ func TestExecUndecodableInst(t *testing.T) {
 		t.Errorf("Exec of an undecodable entry: %v", err)
 	}
 }
+
+func TestCacheOutside(t *testing.T) {
+	c := NewCache(0x1000, 8)
+	for _, pc := range []uint32{0x0ffc, 0x1008, 0x1002, 0xfffffffc} {
+		inst, err := c.Lookup(pc, 0xe1a00000)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrMemory) || e.PC != pc {
+			t.Errorf("Lookup(%#x) err = %v, want ErrMemory", pc, err)
+		}
+		r := Regs{}
+		r.R[PC] = pc
+		if _, err := Exec(inst, &r, newFakeBus(0, 0)); !errors.Is(err, ErrMemory) {
+			t.Errorf("Exec of the Lookup(%#x) result: %v", pc, err)
+		}
+	}
+	if _, err := c.Lookup(0x1004, 0xe1a00000); err != nil {
+		t.Errorf("last word: %v", err)
+	}
+}
