@@ -54,12 +54,42 @@ type Options struct {
 	MaxStates int
 	// Timeout stops the search (INCOMPLETE) after this long (0: none).
 	Timeout time.Duration
-	// Unreduced disables the visited set: every option sequence is tried.
-	// Only for small scenarios and for testing the reduction.
-	Unreduced bool
+	// Reduction selects the state-space reduction (default ReduceFull).
+	// The weaker ones exist to test the stronger: only small scenarios
+	// finish without them.
+	Reduction Reduction
 	// Context, when set, cancels the search (INCOMPLETE).
 	Context context.Context
 }
+
+// Reduction is a state-space reduction of the exhaustive search.
+type Reduction uint8
+
+const (
+	// ReduceFull: partial-order reduction of thread-local steps (the
+	// machine offers them alone, without preemption) and a visited-state set.
+	ReduceFull Reduction = iota
+	// ReduceStates: the visited-state set only; every CPU's step and
+	// every preemption is offered at every instruction boundary.
+	ReduceStates
+	// ReduceNone: every sequence of options is tried.
+	ReduceNone
+)
+
+var reductionNames = [...]string{
+	"partial-order reduction of thread-local steps + visited-state set (128-bit hashes, fewest preemptions kept per state)",
+	"visited-state set (128-bit hashes, fewest preemptions kept per state)",
+	"none",
+}
+
+func (r Reduction) String() string {
+	if int(r) < len(reductionNames) {
+		return reductionNames[r]
+	}
+	return fmt.Sprintf("Reduction(%d)", r)
+}
+
+func (r Reduction) por() bool { return r == ReduceFull }
 
 // DefaultBound is the preemption bound of model.md.
 const DefaultBound = 2
@@ -123,7 +153,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if opts.Bound < 0 {
 		return nil, fmt.Errorf("bound must be >= 0, got %d", opts.Bound)
 	}
-	if _, err := sc.Build(opts.Bound, false, opts.Unreduced); err != nil {
+	if _, err := sc.Build(opts.Bound, false, !opts.Reduction.por()); err != nil {
 		return nil, err
 	}
 	res := &Result{Mode: "check", Space: space(sc, opts)}
@@ -132,7 +162,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 		s.deadline = start.Add(opts.Timeout)
 	}
 	for b := 0; b <= opts.Bound; b++ {
-		m, err := sc.Build(b, false, opts.Unreduced)
+		m, err := sc.Build(b, false, !opts.Reduction.por())
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +188,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	case s.found != nil:
 		res.Verdict = Unsafe
 		res.Schedule = fromPath(s.found).String()
-		run, err := replay(sc, fromPath(s.found), opts.Bound, true, opts.Unreduced)
+		run, err := replay(sc, fromPath(s.found), opts.Bound, true, !opts.Reduction.por())
 		if err != nil {
 			return nil, fmt.Errorf("internal error: counterexample does not replay: %v", err)
 		}
@@ -181,10 +211,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 }
 
 func space(sc Scenario, opts Options) Space {
-	red := "visited-state set (128-bit state hashes, fewest preemptions kept per state)"
-	if opts.Unreduced {
-		red = "none"
-	}
+	red := opts.Reduction.String()
 	return Space{
 		Scenario: sc.String(), Bound: opts.Bound, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
 		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Reduction: red,
@@ -248,7 +275,7 @@ func (s *searcher) options(depth int, m *sched.Machine) []sched.Action {
 // seen reports whether m's state was already explored with at most as many
 // preemptions used, and records it otherwise.
 func (s *searcher) seen(m *sched.Machine) bool {
-	if s.opts.Unreduced {
+	if s.opts.Reduction == ReduceNone {
 		s.states++
 		return false
 	}
@@ -318,7 +345,7 @@ func (s *searcher) dfs(m *sched.Machine, depth int) {
 }
 
 func m0(sc Scenario, bound int, opts Options) *sched.Machine {
-	m, _ := sc.Build(bound, false, opts.Unreduced)
+	m, _ := sc.Build(bound, false, !opts.Reduction.por())
 	return m
 }
 
@@ -329,7 +356,7 @@ func m0(sc Scenario, bound int, opts Options) *sched.Machine {
 // hide a longer one that used fewer). The search budget applies; when it
 // runs out the best counterexample so far stands.
 func (s *searcher) minimize(m *sched.Machine) {
-	if s.opts.Unreduced || m == nil {
+	if s.opts.Reduction == ReduceNone || m == nil {
 		return
 	}
 	s.best = s.found

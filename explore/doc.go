@@ -30,8 +30,26 @@
 // lanes), not stored: a collision would merge two different states, with a
 // probability below 2^-100 for the state counts mcountsim reaches.
 //
-// The unreduced search (Options.Unreduced) tries every sequence of options
-// with no visited set; tests compare the two on small scenarios.
+// The machine's partial-order reduction: a worker whose next instruction
+// touches only its own registers and stack (and immutable text) is stepped
+// alone, with no other option and no preemption offered. Such a step is
+// independent of every other CPU's actions (nothing another task does can
+// change its effect, and it changes nothing another task can see), so
+// running it first loses no ordering of visible actions. Withholding the
+// preemption before it loses no hazard either: a run that preempts a task
+// just before a local step L and resumes it later is matched, step for step
+// on every other task, by the run that executes L (and the local steps after
+// it) first and preempts the task just before its next visible step — with
+// the same number of preemptions — and every detector of a local step
+// depends on that task's state alone. Visible steps are fetches of bytes a
+// store may write, the scheduler hooks, loads and stores not based on sp or
+// pc, and everything the patcher and the stoppers do. Runs always end (the
+// workload is finite and waiting CPUs offer no step), so the state graph is
+// acyclic and the reduction needs no cycle proviso.
+//
+// Options.Reduction selects weaker searches: ReduceStates (visited set, no
+// partial-order reduction) and ReduceNone (every sequence of options). Tests
+// compare all three on small scenarios.
 //
 // # Schedules
 //

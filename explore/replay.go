@@ -31,7 +31,7 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := replay(sc, s, opts.Bound, true, opts.Unreduced)
+	run, err := replay(sc, s, opts.Bound, true, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
