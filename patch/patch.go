@@ -1,14 +1,3 @@
-// Package patch describes patch strategies as data: the forms a call site
-// can take, what boot writes, and the operations of each enable and disable
-// transition. Compile turns a strategy and an image into the plain operation
-// list (sched.Program) that the machine's patcher task executes. The machine
-// never learns a strategy's name: hazards must emerge from executing the
-// bytes the operations write.
-//
-// The built-in strategies are in Builtins; users build their own with the
-// same types, from Go or from a scenario file (ParseFile).
-//
-// Imports: sched, kernel, the isa packages and the standard library.
 package patch
 
 import (
@@ -33,6 +22,7 @@ type Piece struct {
 type Form struct {
 	Name   string
 	Pieces []Piece
+	Pos    Pos // the form line of a scenario file, if any
 }
 
 // StepKind is a kind of strategy step.
@@ -83,6 +73,7 @@ type Ref struct {
 	Form  string
 	Offs  []int
 	Bytes [2]int
+	Pos   Pos // the line of a scenario file that wrote it, if any
 }
 
 // Step is one operation of a transition.
@@ -90,6 +81,7 @@ type Step struct {
 	Kind     StepKind
 	Writes   []Ref // Write, StopMachine, BreakpointOn
 	Bytewise bool  // Write: one byte per step
+	Pos      Pos   // the enable or disable line of a scenario file, if any
 }
 
 // Strategy is a complete patch strategy.
@@ -123,8 +115,20 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
-// Validate checks s against a site of siteLen bytes: known forms, pieces
-// inside the site, instructions that assemble and decode.
+// errAt returns a validation error; at a known position it is a *FileError
+// naming the line.
+func errAt(pos Pos, format string, args ...any) error {
+	if pos.IsValid() {
+		return &FileError{File: pos.File, Line: pos.Line, Reason: fmt.Sprintf(format, args...)}
+	}
+	return invalid(format, args...)
+}
+
+// Validate checks s against the first call site of img: known forms, each
+// defined once; pieces aligned, inside the site and not overlapping;
+// instructions that assemble and decode; refs to pieces that exist, with
+// byte ranges inside them; and steps with the operands their kind needs.
+// When s came from a scenario file, errors are *FileErrors naming the line.
 func (s *Strategy) Validate(img *kernel.Image) error {
 	if s.Arch != img.Arch {
 		return invalid("strategy %s is for %v, the scenario is %v", s.Name, s.Arch, img.Arch)
@@ -133,26 +137,77 @@ func (s *Strategy) Validate(img *kernel.Image) error {
 		return invalid("the image has no call sites")
 	}
 	site := img.Sites[0]
+	align := max(img.Align, 1)
+	// lens[form][off] is the encoded length of each piece at site 0.
+	lens := make(map[string]map[int]int, len(s.Forms))
 	for _, f := range s.Forms {
+		if _, dup := lens[f.Name]; dup {
+			return errAt(f.Pos, "form %s is defined twice", f.Name)
+		}
+		if len(f.Pieces) == 0 {
+			return errAt(f.Pos, "form %s has no instructions", f.Name)
+		}
+		lens[f.Name] = make(map[int]int, len(f.Pieces))
 		for _, p := range f.Pieces {
+			if p.Off < 0 || p.Off >= site.Len {
+				return errAt(f.Pos, "form %s: offset %d is outside the %d-byte site", f.Name, p.Off, site.Len)
+			}
+			if p.Off%align != 0 {
+				return errAt(f.Pos, "form %s: offset %d is not a multiple of %d", f.Name, p.Off, align)
+			}
+			if _, dup := lens[f.Name][p.Off]; dup {
+				return errAt(f.Pos, "form %s: two instructions at offset %d", f.Name, p.Off)
+			}
 			b, err := Assemble(img, p.Insn, site.Addr+uint64(p.Off))
 			if err != nil {
-				return invalid("form %s, offset %d: %v", f.Name, p.Off, err)
+				return errAt(f.Pos, "form %s, offset %d: %v", f.Name, p.Off, err)
 			}
-			if p.Off < 0 || p.Off+len(b) > site.Len {
-				return invalid("form %s: %q at offset %d (%d bytes) is outside the %d-byte site", f.Name, p.Insn, p.Off, len(b), site.Len)
+			if p.Off+len(b) > site.Len {
+				return errAt(f.Pos, "form %s: %q at offset %d (%d bytes) is outside the %d-byte site", f.Name, p.Insn, p.Off, len(b), site.Len)
 			}
+			lens[f.Name][p.Off] = len(b)
+		}
+		offs := make([]int, 0, len(f.Pieces))
+		for off := range lens[f.Name] {
+			offs = append(offs, off)
+		}
+		sort.Ints(offs)
+		for i := 1; i < len(offs); i++ {
+			if end := offs[i-1] + lens[f.Name][offs[i-1]]; end > offs[i] {
+				return errAt(f.Pos, "form %s: the instructions at offsets %d and %d overlap", f.Name, offs[i-1], offs[i])
+			}
+		}
+	}
+	for _, st := range []struct{ what, name string }{{"enabled", s.Enabled}, {"disabled", s.Disabled}} {
+		if _, ok := lens[st.name]; st.name != "" && !ok {
+			return invalid("the %s state names unknown form %q", st.what, st.name)
 		}
 	}
 	check := func(where string, refs []Ref) error {
 		for _, r := range refs {
-			f, ok := s.Form(r.Form)
+			f, ok := lens[r.Form]
 			if !ok {
-				return invalid("%s: unknown form %q", where, r.Form)
+				return errAt(r.Pos, "%s: unknown form %q", where, r.Form)
 			}
-			for _, off := range r.Offs {
-				if !hasPiece(f, off) {
-					return invalid("%s: form %s has no instruction at offset %d", where, f.Name, off)
+			for i, off := range r.Offs {
+				if _, ok := f[off]; !ok {
+					return errAt(r.Pos, "%s: form %s has no instruction at offset %d", where, r.Form, off)
+				}
+				if containsInt(r.Offs[:i], off) {
+					return errAt(r.Pos, "%s: form %s: offset %d is selected twice", where, r.Form, off)
+				}
+			}
+			if r.Bytes == [2]int{} {
+				continue
+			}
+			lo, hi := r.Bytes[0], r.Bytes[1]
+			if lo < 0 || lo >= hi {
+				return errAt(r.Pos, "%s: form %s: empty byte range [%d:%d]", where, r.Form, lo, hi)
+			}
+			form, _ := s.Form(r.Form)
+			for _, p := range form.Pieces {
+				if n := f[p.Off]; (len(r.Offs) == 0 || containsInt(r.Offs, p.Off)) && hi > n {
+					return errAt(r.Pos, "%s: form %s: byte range [%d:%d] is outside the %d-byte instruction at offset %d", where, r.Form, lo, hi, n, p.Off)
 				}
 			}
 		}
@@ -170,7 +225,7 @@ func (s *Strategy) Validate(img *kernel.Image) error {
 		}
 		for i, st := range tr.steps {
 			if st.Kind < Write || st.Kind > BreakpointOff {
-				return invalid("%s step %d: unknown operation %v", tr.name, i+1, st.Kind)
+				return errAt(st.Pos, "%s step %d: unknown operation %v", tr.name, i+1, st.Kind)
 			}
 			if err := check(fmt.Sprintf("%s step %d", tr.name, i+1), st.Writes); err != nil {
 				return err
@@ -178,9 +233,12 @@ func (s *Strategy) Validate(img *kernel.Image) error {
 			needs := st.Kind == Write || st.Kind == StopMachine || st.Kind == BreakpointOn
 			if needs != (len(st.Writes) > 0) {
 				if needs {
-					return invalid("%s step %d: %v needs something to write", tr.name, i+1, st.Kind)
+					return errAt(st.Pos, "%s step %d: %v needs something to write", tr.name, i+1, st.Kind)
 				}
-				return invalid("%s step %d: %v writes nothing", tr.name, i+1, st.Kind)
+				return errAt(st.Pos, "%s step %d: %v writes nothing", tr.name, i+1, st.Kind)
+			}
+			if st.Bytewise && st.Kind != Write {
+				return errAt(st.Pos, "%s step %d: only write can be bytewise, not %v", tr.name, i+1, st.Kind)
 			}
 		}
 	}
@@ -220,13 +278,13 @@ func Compile(s *Strategy, img *kernel.Image, toggles int) (*sched.Program, error
 					addr := site.Addr + uint64(p.Off)
 					b, err := Assemble(img, p.Insn, addr)
 					if err != nil {
-						return nil, invalid("form %s at %s: %v", f.Name, site.Func, err)
+						return nil, errAt(f.Pos, "form %s at %s: %v", f.Name, site.Func, err)
 					}
 					off := p.Off
 					if r.Bytes != [2]int{} {
 						lo, hi := r.Bytes[0], r.Bytes[1]
 						if lo < 0 || hi > len(b) || lo >= hi {
-							return nil, invalid("byte range %d..%d outside %q", lo, hi, p.Insn)
+							return nil, errAt(r.Pos, "byte range [%d:%d] is outside %q", lo, hi, p.Insn)
 						}
 						b, off, addr = b[lo:hi], off+lo, addr+uint64(lo)
 					}
