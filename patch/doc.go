@@ -55,7 +55,7 @@
 //
 // The operations are the StepKind names:
 //
-//	write REF... [bytewise]   plain stores, no protocol (one per aligned word; bytewise: one per byte)
+//	write REF... [bytewise]   plain stores, no protocol (one per instruction; bytewise: one per byte)
 //	stop_machine REF...       all the stores inside one stop_machine()
 //	synchronize_sched         wait in synchronize_sched()
 //	synchronize_rcu_tasks     wait in synchronize_rcu_tasks()
