@@ -153,7 +153,7 @@ func TestExampleStrategyFiles(t *testing.T) {
 		t.Run(base, func(t *testing.T) {
 			t.Parallel()
 			sc, opts := scenarioOf(f)
-			if raceEnabled {
+			if raceEnabled || testing.Short() {
 				// One iteration gives the same verdicts at a fifth of
 				// the cost; the plain run checks the files as written.
 				sc.Iterations = 1
