@@ -151,18 +151,23 @@ func TestReductionsAgree(t *testing.T) {
 		cpus, tasks, iters, toggles, bound int
 		preempt                            sched.Preempt
 		weak                               Reduction
+		armOnly                            bool // the plain search of text_poke_bp's IPIs on 2 CPUs is too big
 	}
 	cases := []sc{
-		{1, 1, 1, 2, 1, sched.PreemptFull, ReduceNone},
-		{1, 2, 1, 2, 1, sched.PreemptFull, ReduceNone},
-		{2, 1, 1, 1, 0, sched.PreemptFull, ReduceNone},
-		{2, 1, 1, 2, 0, sched.PreemptNone, ReduceNone},
-		{2, 1, 1, 2, 1, sched.PreemptFull, ReduceStates},
-		{2, 2, 1, 2, 1, sched.PreemptFull, ReduceStates},
-		{2, 2, 2, 2, 2, sched.PreemptNone, ReduceStates},
+		{1, 1, 1, 2, 1, sched.PreemptFull, ReduceNone, false},
+		{1, 2, 1, 2, 1, sched.PreemptFull, ReduceNone, false},
+		{2, 1, 1, 1, 0, sched.PreemptFull, ReduceNone, true},
+		{2, 1, 1, 2, 0, sched.PreemptNone, ReduceNone, true},
+		{2, 1, 1, 1, 0, sched.PreemptFull, ReduceStates, false},
+		{2, 1, 1, 2, 1, sched.PreemptFull, ReduceStates, false},
+		{2, 2, 1, 2, 1, sched.PreemptFull, ReduceStates, false},
+		{2, 2, 2, 2, 2, sched.PreemptNone, ReduceStates, false},
 	}
 	for _, st := range patch.Builtins() {
 		for _, c := range cases {
+			if c.armOnly && st.Arch != kernel.ARM {
+				continue
+			}
 			name := fmt.Sprintf("%s/cpus=%d,tasks=%d,iter=%d,toggles=%d,bound=%d,%v,vs-%d", st.Name, c.cpus, c.tasks, c.iters, c.toggles, c.bound, c.preempt, c.weak)
 			t.Run(name, func(t *testing.T) {
 				s := Scenario{Strategy: st, CPUs: c.cpus, Tasks: c.tasks, Iterations: c.iters, Toggles: c.toggles, Preempt: c.preempt}

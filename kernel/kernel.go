@@ -239,3 +239,5 @@ func (a *asm) addr(name string) uint64 {
 	}
 	return v
 }
+
+func errorf(format string, args ...any) error { return fmt.Errorf("kernel: "+format, args...) }

@@ -1,7 +1,123 @@
 package kernel
 
-import "errors"
+import (
+	"github.com/mcountsim/mcountsim/isa/x86"
+)
 
+// X86Base is where the x86-64 text starts.
+const X86Base = 0x401000
+
+// buildX86 lays out the x86-64 text:
+//
+//	worker:          push %rbx; push %rbp; push %r12     # a kthread function's frame
+//	                 mov  $iterations,%ebx
+//	1:               mov  %rbx,%rdi
+//	                 call f0 ... call fN-1
+//	                 call schedule                      # voluntary schedule point
+//	                 sub  $1,%rbx
+//	                 jne  1b
+//	                 call do_exit
+//	fK (fentry):     call __fentry__                    # site (gcc -O2 -pg -mfentry)
+//	                 push %rbp; mov %rsp,%rbp
+//	                 mov  %rdi,%rax; add $1,%rax
+//	                 pop  %rbp; ret
+//	fK (mcount):     push %rbp; mov %rsp,%rbp
+//	                 call mcount                        # site (gcc -O2 -pg)
+//	                 mov  %rdi,%rax; add $1,%rax
+//	                 pop  %rbp; ret
+//	__fentry__, mcount: ret                             # what DYNAMIC_FTRACE compiles
+//	ftrace_caller:   push %rdi; push %rsi
+//	                 mov  0x10(%rsp),%rdi; sub $5,%rdi  # ip: the call site
+//	                 mov  0x18(%rsp),%rsi               # parent ip (fentry)
+//	                 call trace_function
+//	                 pop  %rsi; pop %rdi; ret
+//	trace_function:  nop (hook: trace); ret
+//	schedule:        nop (hook: schedule); ret
+//	do_exit:         nop (hook: exit); jmp .
 func buildX86(cfg Config) (*Image, error) {
-	return nil, errors.New("kernel: x86 text is not built yet")
+	if cfg.Prologue != "fentry" && cfg.Prologue != "mcount" {
+		return nil, errorf("unknown x86 prologue %q (want fentry or mcount)", cfg.Prologue)
+	}
+	a := &asm{img: &Image{Arch: X86, Base: X86Base, Align: 1}}
+	b := func(p ...byte) { a.emit(p) }
+	call := func(target string) {
+		pc := a.pc()
+		b(0xe8, 0, 0, 0, 0)
+		a.later(func() {
+			enc, ok := x86.CallRel32(pc, a.addr(target))
+			if !ok {
+				a.fail("kernel: call %s out of range", target)
+			}
+			copy(a.img.Text[pc-X86Base:], enc)
+		})
+	}
+
+	a.sym("worker")
+	a.img.Entry = a.pc()
+	a.emit(x86.Push(x86.RBX))
+	a.emit(x86.Push(x86.RBP))
+	a.emit(x86.Push(x86.R12))
+	b(0xbb, byte(cfg.Iterations), 0, 0, 0) // mov $iterations,%ebx
+	loop := a.pc()
+	a.emit(x86.MovRegReg(x86.RDI, x86.RBX))
+	for i := 0; i < cfg.Functions; i++ {
+		call(funcName(i))
+	}
+	call("schedule")
+	a.emit(x86.SubImm(x86.RBX, 1))
+	jne, ok := x86.Jcc(x86.NE, a.pc(), loop)
+	if !ok {
+		a.fail("kernel: loop too long")
+	}
+	a.emit(jne)
+	call("do_exit")
+
+	for i := 0; i < cfg.Functions; i++ {
+		name := funcName(i)
+		a.sym(name)
+		site := func(target string) {
+			a.img.Sites = append(a.img.Sites, Site{Func: name, Addr: a.pc(), Len: 5, Call: a.pc()})
+			call(target)
+		}
+		if cfg.Prologue == "fentry" {
+			site("__fentry__")
+		}
+		a.emit(x86.Push(x86.RBP))
+		a.emit(x86.MovRegReg(x86.RBP, x86.RSP))
+		if cfg.Prologue == "mcount" {
+			site("mcount")
+		}
+		a.emit(x86.MovRegReg(x86.RAX, x86.RDI))
+		a.emit(x86.AddImm(x86.RAX, 1))
+		a.emit(x86.Pop(x86.RBP))
+		a.emit(x86.Ret())
+	}
+
+	a.sym("__fentry__")
+	a.emit(x86.Ret())
+	a.sym("mcount")
+	a.emit(x86.Ret())
+
+	a.sym("ftrace_caller")
+	a.emit(x86.Push(x86.RDI))
+	a.emit(x86.Push(x86.RSI))
+	a.emit(x86.MovLoad(x86.RDI, x86.RSP, 0x10))
+	a.emit(x86.SubImm(x86.RDI, 5))
+	a.emit(x86.MovLoad(x86.RSI, x86.RSP, 0x18))
+	call("trace_function")
+	a.emit(x86.Pop(x86.RSI))
+	a.emit(x86.Pop(x86.RDI))
+	a.emit(x86.Ret())
+
+	hook := func(name string, kind HookKind, then []byte) {
+		a.sym(name)
+		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
+		b(0x90)
+		a.emit(then)
+	}
+	hook("trace_function", HookTrace, x86.Ret())
+	hook("schedule", HookSchedule, x86.Ret())
+	jmp, _ := x86.JmpRel8(a.pc()+1, a.pc()+1)
+	hook("do_exit", HookExit, jmp)
+	return a.finish()
 }

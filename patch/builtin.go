@@ -11,6 +11,27 @@ var (
 	armAddSP   = Form{Name: "add-sp", Pieces: []Piece{{4, "add sp, sp, #4"}}}
 )
 
+// x86 site: the 5-byte call (rec->ip) at offset 0.
+var (
+	x86Enabled  = Form{Name: "enabled", Pieces: []Piece{{0, "call ftrace_caller"}}}
+	x86Disabled = Form{Name: "nop5", Pieces: []Piece{{0, "nop5"}}}
+	x86Int3     = Form{Name: "int3", Pieces: []Piece{{0, "int3"}}}
+)
+
+// pokeBP is text_poke_bp's protocol writing form over a 5-byte site:
+// publish the handler's table, int3 over byte 0, sync_core everywhere,
+// bytes 1-4, sync_core, byte 0, sync_core, withdraw the table.
+func pokeBP(form string) []Step {
+	sync := Step{Kind: SyncCore}
+	return []Step{
+		{Kind: BreakpointOn, Writes: []Ref{ref(form)}},
+		{Kind: Write, Writes: []Ref{ref("int3")}}, sync,
+		{Kind: Write, Writes: []Ref{{Form: form, Offs: []int{0}, Bytes: [2]int{1, 5}}}}, sync,
+		{Kind: Write, Writes: []Ref{{Form: form, Offs: []int{0}, Bytes: [2]int{0, 1}}}}, sync,
+		{Kind: BreakpointOff},
+	}
+}
+
 func sm(refs ...Ref) Step { return Step{Kind: StopMachine, Writes: refs} }
 
 func ref(form string, offs ...int) Ref { return Ref{Form: form, Offs: offs} }
@@ -59,6 +80,29 @@ func Builtins() []*Strategy {
 		},
 		twoStep("two-step-sched", "seed 000: jump, synchronize_sched(), then nops (Philippe's proposal)", SyncSched),
 		twoStep("two-step-rcu-tasks", "jump, synchronize_rcu_tasks(), then nops (what Linux later built)", SyncRCUTasks),
+		{
+			Name: "plain-write", Arch: kernel.X86,
+			Origin:  "the unsafe foil: the 5 bytes stored one by one, no protocol",
+			Forms:   []Form{x86Enabled, x86Disabled},
+			Boot:    []Ref{ref("nop5")},
+			Enable:  []Step{{Kind: Write, Writes: []Ref{ref("enabled")}, Bytewise: true}},
+			Disable: []Step{{Kind: Write, Writes: []Ref{ref("nop5")}, Bytewise: true}},
+			Enabled: "enabled", Disabled: "nop5",
+		},
+		{
+			Name: "stop-machine", Arch: kernel.X86,
+			Origin: "Linux 2008-2012: one stop_machine storing the 5 bytes",
+			Forms:  []Form{x86Enabled, x86Disabled},
+			Boot:   []Ref{ref("nop5")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nop5"))},
+			Enabled: "enabled", Disabled: "nop5",
+		},
+		{
+			Name: "text-poke-bp", Arch: kernel.X86,
+			Origin: "Linux since 2012: int3, sync_core, bytes 1-4, sync_core, byte 0, sync_core",
+			Forms:  []Form{x86Enabled, x86Disabled, x86Int3},
+			Boot:   []Ref{ref("nop5")}, Enable: pokeBP("enabled"), Disable: pokeBP("nop5"),
+			Enabled: "enabled", Disabled: "nop5",
+		},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -25,9 +26,10 @@ const (
 	EvWaitDone                        // a grace period or sync ended
 	EvIPI                             // a CPU took the sync_core IPI
 	EvHazard                          // a detector fired
+	EvInt3                            // a CPU trapped on an int3 and ran the handler
 )
 
-var eventNames = [...]string{"", "exec", "trace", "yield", "switch", "preempt", "exit", "patch", "store", "stopper-in", "stopper-out", "wait-done", "ipi", "hazard"}
+var eventNames = [...]string{"", "exec", "trace", "yield", "switch", "preempt", "exit", "patch", "store", "stopper-in", "stopper-out", "wait-done", "ipi", "hazard", "int3"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -89,6 +91,11 @@ func describeBytes(a kernel.Arch, s Store) string {
 	if a == kernel.ARM && len(s.Bytes) == 4 {
 		w := uint32(s.Bytes[0]) | uint32(s.Bytes[1])<<8 | uint32(s.Bytes[2])<<16 | uint32(s.Bytes[3])<<24
 		return fmt.Sprintf("%s (%s)", h, arm.DisasmWord(uint32(s.Addr), w))
+	}
+	if a == kernel.X86 {
+		if inst, err := x86.Decode(s.Addr, s.Bytes); err == nil && int(inst.Len) == len(s.Bytes) {
+			return fmt.Sprintf("%s (%s)", h, x86.Disasm(&inst, s.Addr, nil))
+		}
 	}
 	return h
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -66,6 +67,9 @@ type Config struct {
 	// CPU's step and every preemption is offered at every instruction
 	// boundary. Schedules of reduced and unreduced machines differ.
 	Unreduced bool
+	// NoInt3Emulation is a test knob: the int3 handler of text_poke_bp
+	// resumes after the int3 byte instead of emulating the new instruction.
+	NoInt3Emulation bool
 	// Record keeps a trace of every step and the provenance of every write
 	// (replay); exploration leaves it off.
 	Record bool
@@ -118,7 +122,8 @@ func (s TaskState) String() string { return taskStateNames[s] }
 
 // Task is one task's context.
 type Task struct {
-	ARM       arm.Regs
+	ARM       arm.Regs // the context, on ARM
+	X86       x86.Regs // the context, on x86-64
 	State     TaskState
 	CPU       int8
 	Preempted bool   // its last switch-out was involuntary
@@ -173,6 +178,10 @@ type Machine struct {
 	gpTasks uint32 // synchronize_rcu_tasks: tasks still owing a voluntary switch
 	ipiWait uint16 // sync_core: CPUs still to take the IPI
 
+	spin        bool // the patcher spins for sync_core IPIs
+	bpOn        bool // text_poke_bp's table is published
+	bpOp        int  // the op whose stores the int3 handler emulates
+	xb          x86bus
 	preemptions int
 	steps       int
 	nwrites     uint16
@@ -200,6 +209,7 @@ type static struct {
 	siteOf    []int8            // per text byte: site index or -1
 	callee    map[uint64]uint8  // callee contracts (extra bytes popped)
 	dec       *arm.Cache
+	xdec      *x86.Cache
 	stackBase uint64
 	dirty     []uint32 // text offsets any store of the program may write
 	mutable   []bool   // per text byte: some store may write it
@@ -230,8 +240,8 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	if img.Arch != kernel.ARM {
-		return nil, fmt.Errorf("%w: arch %v is not supported by the machine yet", ErrConfig, img.Arch)
+	if img.Arch != kernel.ARM && img.Arch != kernel.X86 {
+		return nil, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
 	}
 	if len(img.Sites) > 127 {
 		return nil, fmt.Errorf("%w: too many sites (%d)", ErrConfig, len(img.Sites))
@@ -242,6 +252,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		siteOf:    make([]int8, len(img.Text)),
 		callee:    map[uint64]uint8{},
 		dec:       arm.NewCache(uint32(img.Base), len(img.Text)),
+		xdec:      x86.NewCache(img.Base, len(img.Text)),
 		stackBase: StackBase,
 	}
 	for _, h := range img.Hooks {
@@ -262,6 +273,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		st.callee[c.Addr] = c.Pop
 	}
 	m.st = st
+	m.xb.m = m
 	m.text = append([]byte(nil), img.Text...)
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))
@@ -287,6 +299,8 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		task.Pass.Site = -1
 		task.ARM.R[arm.PC] = uint32(img.Entry)
 		task.ARM.R[arm.SP] = uint32(m.stackTop(t))
+		task.X86.RIP = img.Entry
+		task.X86.R[x86.RSP] = m.stackTop(t)
 		m.enqueue(int8(t))
 	}
 	for i := int(cfg.Tasks) + 1; i < MaxTasks; i++ {
@@ -323,7 +337,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		}
 	}
 	st.mutable = seen
-	st.class = make([]uint8, (len(m.text)+3)/4)
+	st.class = make([]uint8, len(m.text))
 	return m, nil
 }
 
@@ -395,6 +409,7 @@ func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist := m.text, m.prov, m.stack, m.slots, m.hist
 	hz, wt := m.hazards, m.wtrans
 	*m = *src
+	m.xb.m = m
 	m.wtrans = append(wt[:0], src.wtrans...)
 	m.text = append(text[:0], src.text...)
 	m.prov = append(prov[:0], src.prov...)
@@ -471,7 +486,8 @@ func (m *Machine) snapshotSites() {
 }
 
 // Hash returns a 128-bit hash of every part of the state that can affect
-// the rest of a run: text and its provenance, site histories, registers,
+// the rest of a run (up to a renaming of CPUs and the order of the run
+// queue, which change no future behaviour, only option numbering): text and its provenance, site histories, registers,
 // stacks and slot provenance, task and CPU states, the run queue, the
 // patcher's progress, the waits and detector state. Left out: the step
 // counter, the last CPU and recorded traces, which do not change what can
@@ -492,17 +508,34 @@ func (m *Machine) Hash() [2]uint64 {
 	}
 	h.u64(m.stackSum[0])
 	h.u64(m.stackSum[1])
+	// CPUs are identical: the state is the same whichever CPU runs which
+	// task, so CPU records are hashed as a sorted multiset (with every
+	// per-CPU flag of the waits inside its record).
+	var cpus [MaxCPUs]uint64
 	for c := 0; c < m.cfg.CPUs; c++ {
 		cp := m.cpus[c]
-		h.u64(uint64(uint8(cp.Cur)) | b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9)
+		cpus[c] = uint64(uint8(cp.Cur)) | b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9 |
+			b2u(m.gpCPUs&(1<<c) != 0)<<10 | b2u(m.stopOn && int8(c) == m.stopCPU)<<11
+	}
+	sortSmall(cpus[:m.cfg.CPUs])
+	for _, v := range cpus[:m.cfg.CPUs] {
+		h.u64(v)
 	}
 	for t := 0; t <= int(m.patcher); t++ {
 		tk := &m.tasks[t]
-		for _, r := range tk.ARM.R {
-			h.u64(uint64(r))
+		if m.img.Arch == kernel.X86 {
+			for _, r := range tk.X86.R {
+				h.u64(r)
+			}
+			h.u64(tk.X86.RIP)
+			h.u64(tk.X86.Flags())
+		} else {
+			for _, r := range tk.ARM.R {
+				h.u64(uint64(r))
+			}
 		}
 		h.u64(b2u(tk.ARM.N) | b2u(tk.ARM.Z)<<1 | b2u(tk.ARM.C)<<2 | b2u(tk.ARM.V)<<3 |
-			uint64(tk.State)<<8 | uint64(uint8(tk.CPU))<<16 | b2u(tk.Preempted)<<24 | uint64(tk.NVCSW)<<32)
+			uint64(tk.State)<<8)
 		h.u64(uint64(tk.Shadow.N))
 		for i := 0; i < int(tk.Shadow.N); i++ {
 			f := tk.Shadow.Frames[i]
@@ -518,15 +551,29 @@ func (m *Machine) Hash() [2]uint64 {
 			}
 		}
 	}
+	// The run queue is hashed as a set: every pick and every preemption
+	// offers each runnable task, so its order changes only the numbering
+	// of options, never which states follow.
+	var runnable uint64
 	for i := int8(0); i < m.nrunq; i++ {
-		h.u64(uint64(m.runq[i]))
+		runnable |= 1 << m.runq[i]
 	}
-	h.u64(uint64(m.nrunq))
+	h.u64(runnable)
 	h.u64(uint64(m.pop) | uint64(m.psub)<<32)
-	h.u64(b2u(m.stopOn) | uint64(uint8(m.stopCPU))<<8 | uint64(m.gpKind)<<16 | uint64(m.gpCPUs)<<32)
+	h.u64(b2u(m.stopOn) | uint64(m.gpKind)<<16 | b2u(m.spin)<<48 | b2u(m.bpOn)<<49 | uint64(m.bpOp)<<50)
 	h.u64(uint64(m.gpTasks) | uint64(m.ipiWait)<<32)
 	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63)
 	return h.sum()
+}
+
+// sortSmall sorts a handful of values in place (insertion sort: no
+// allocation, and at most MaxCPUs values).
+func sortSmall(v []uint64) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j] < v[j-1]; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
 }
 
 func b2u(b bool) uint64 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -67,7 +68,18 @@ func (m *Machine) Options(buf []Action) []Action {
 	if !m.cfg.Unreduced {
 		for i := int8(0); i < n; i++ {
 			c := (m.lastCPU + i) % n
-			if t := m.cpus[c].Cur; t >= 0 && t != m.patcher && !m.cpus[c].Stopper && m.local(t) {
+			cpu := &m.cpus[c]
+			switch {
+			case cpu.Stopper:
+			case cpu.IPI:
+				// Taking a sync_core IPI touches nothing but the IPI's
+				// own bookkeeping; it commutes with every other action
+				// and only enables the waiting patcher: take it now.
+				return append(buf, Action{CPU: c, Kind: ActIPI})
+			case cpu.Cur < 0 && m.stopOn:
+				// Likewise a free CPU entering its stopper.
+				return append(buf, Action{CPU: c, Kind: ActPick, Task: Stopper})
+			case cpu.Cur >= 0 && cpu.Cur != m.patcher && m.local(cpu.Cur):
 				return append(buf, Action{CPU: c, Kind: ActRun})
 			}
 		}
@@ -93,22 +105,30 @@ func (m *Machine) Options(buf []Action) []Action {
 			for q := int8(0); q < m.nrunq; q++ {
 				buf = append(buf, Action{CPU: c, Kind: ActPick, Task: m.runq[q]})
 			}
+		case cpu.Cur == m.patcher && m.spin:
+			// The patcher spins with preemption disabled until every
+			// other CPU has taken its sync_core IPI: nothing to step.
+		case cpu.IPI:
+			buf = append(buf, Action{CPU: c, Kind: ActIPI})
 		default:
-			if cpu.IPI {
-				buf = append(buf, Action{CPU: c, Kind: ActIPI})
-			} else {
-				buf = append(buf, Action{CPU: c, Kind: ActRun})
-			}
-			if !m.preemptible(cpu.Cur) {
-				continue
-			}
-			if m.stopOn {
-				buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: Stopper})
-				continue
-			}
-			for q := int8(0); q < m.nrunq; q++ {
-				buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: m.runq[q]})
-			}
+			buf = append(buf, Action{CPU: c, Kind: ActRun})
+		}
+	}
+	// Preemptions come last, so that the numbering of every other option
+	// does not depend on the preemptions left: a schedule found at one
+	// bound replays unchanged at any larger bound.
+	for i := int8(0); i < n; i++ {
+		c := (m.lastCPU + i) % n
+		cpu := &m.cpus[c]
+		if cpu.Stopper || cpu.Cur < 0 || !m.preemptible(cpu.Cur) {
+			continue
+		}
+		if m.stopOn {
+			buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: Stopper})
+			continue
+		}
+		for q := int8(0); q < m.nrunq; q++ {
+			buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: m.runq[q]})
 		}
 	}
 	return buf
@@ -155,6 +175,9 @@ func (m *Machine) Apply(a Action) {
 		cpu.IPI = false
 		m.ipiWait &^= 1 << c
 		m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(cpu.Cur)})
+		if m.ipiWait == 0 {
+			m.spin = false
+		}
 	case ActRun:
 		switch {
 		case cpu.Stopper:
@@ -175,7 +198,24 @@ func (m *Machine) pcOf(t int8) uint64 {
 	if t < 0 || t == m.patcher {
 		return 0
 	}
+	return m.pc(t)
+}
+
+// pc returns task t's program counter.
+func (m *Machine) pc(t int8) uint64 {
+	if m.img.Arch == kernel.X86 {
+		return m.tasks[t].X86.RIP
+	}
 	return uint64(m.tasks[t].ARM.R[arm.PC])
+}
+
+// skip moves task t's program counter past the n-byte instruction at its pc.
+func (m *Machine) skip(t int8, n uint64) {
+	if m.img.Arch == kernel.X86 {
+		m.tasks[t].X86.RIP += n
+	} else {
+		m.tasks[t].ARM.R[arm.PC] += uint32(n)
+	}
 }
 
 // switchTo puts task t (or the stopper) on free CPU c.
@@ -289,18 +329,21 @@ const (
 // bytes that a store may write, the scheduler hooks (schedule, exit), and
 // loads and stores through any base register but sp and pc.
 func (m *Machine) local(t int8) bool {
+	if m.img.Arch == kernel.X86 {
+		return m.localX86(t)
+	}
 	pc := uint64(m.tasks[t].ARM.R[arm.PC])
 	off := pc - m.img.Base
 	if pc < m.img.Base || off+4 > uint64(len(m.text)) || pc&3 != 0 {
 		return true // a fault: it ends the run whatever the others do
 	}
-	cls := &m.st.class[off/4]
+	cls := &m.st.class[off]
 	if *cls != classUnknown {
 		return *cls == classLocal
 	}
 	*cls = classLocal
 	switch {
-	case m.st.mutable[off] || m.st.mutable[off+1] || m.st.mutable[off+2] || m.st.mutable[off+3]:
+	case m.mutable(off, 4):
 		*cls = classVisible
 	case m.st.hook[off] == kernel.HookSchedule || m.st.hook[off] == kernel.HookExit:
 		*cls = classVisible
@@ -311,6 +354,16 @@ func (m *Machine) local(t int8) bool {
 		}
 	}
 	return *cls == classLocal
+}
+
+// mutable reports whether a store may write any of the n text bytes at off.
+func (m *Machine) mutable(off uint64, n int) bool {
+	for i := uint64(0); i < uint64(n) && off+i < uint64(len(m.st.mutable)); i++ {
+		if m.st.mutable[off+i] {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- the patcher ----
@@ -382,13 +435,21 @@ func (m *Machine) patcherStep(c int8) {
 			}
 			m.psub = 1
 			if m.ipiWait != 0 {
+				m.spin = true
 				return
 			}
 		}
-		if m.ipiWait != 0 {
-			return // spin: another CPU has yet to take the IPI
-		}
 		m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: "sync_core done on all CPUs"})
+		m.next()
+	case OpBreakpointOn:
+		m.bpOn, m.bpOp = true, m.pop
+		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table published (text_poke_bp)"})
+		m.next()
+	case OpBreakpointOff:
+		// The handler runs as one atomic step, so none is ever in flight
+		// here: the wait for bp_desc.refs to drop is immediate.
+		m.bpOn = false
+		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table withdrawn (no handler in flight)"})
 		m.next()
 	default:
 		m.fault(c, p, 0, fmt.Sprintf("patcher: unsupported operation %v", op.Kind))
@@ -492,6 +553,10 @@ func (m *Machine) stackRange(t int8) (uint64, uint64) {
 }
 
 func (m *Machine) workerStep(c int8, t int8) {
+	if m.img.Arch == kernel.X86 {
+		m.x86Step(c, t)
+		return
+	}
 	task := &m.tasks[t]
 	r := &task.ARM
 	pc := uint64(r.R[arm.PC])
@@ -514,7 +579,7 @@ func (m *Machine) workerStep(c int8, t int8) {
 		return
 	}
 	if site := m.st.siteOf[off]; site >= 0 {
-		m.sitePass(c, t, int(site), pc)
+		m.sitePass(c, t, int(site), pc, 4)
 	} else if task.Pass.Open {
 		m.closePass(c, t)
 	}
@@ -530,34 +595,7 @@ func (m *Machine) workerStep(c int8, t int8) {
 		m.fault(c, t, pc, err.Error())
 		return
 	}
-	switch flow {
-	case arm.FlowCall:
-		target := uint64(r.R[arm.PC])
-		task.Shadow.Call(uint64(r.R[arm.LR]), uint64(sp), target, m.st.callee[target])
-	case arm.FlowReturn:
-		target := uint64(r.R[arm.PC])
-		k, f := task.Shadow.Return(target, uint64(r.R[arm.SP]))
-		switch k {
-		case detect.BadReturn:
-			want := "no call is pending"
-			if f.Ret != 0 || f.Callee != 0 {
-				want = fmt.Sprintf("its call from %s expected %#x <%s>", m.img.Name(f.Ret-4), f.Ret, m.img.Name(f.Ret))
-			}
-			detail := fmt.Sprintf("return to %#x <%s>; %s", target, nameOr(m.img.Name(target), "outside text"), want)
-			if m.loadedInto == arm.PC {
-				detail += fmt.Sprintf("; pc was loaded from stack slot %#x, %s", m.loadedFrom, slotSource(m.loadedLink))
-			}
-			m.hazard(detect.BadReturn, int(c), int(t), pc, detail)
-			m.loadedInto = 0
-		case detect.StackImbalance:
-			m.hazard(detect.StackImbalance, int(c), int(t), pc, fmt.Sprintf("%s returned with sp %#x, expected %#x (sp at the call %#x, callee pops %d)",
-				nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), r.R[arm.SP], f.SP+uint64(f.Pop), f.SP, f.Pop))
-		}
-	}
-	if m.loadedInto != 0 && m.loadedLink != arm.LR {
-		m.hazard(detect.ForeignSlot, int(c), int(t), pc, fmt.Sprintf("%s loaded from stack slot %#x, %s, not a saved link value",
-			regName(m.loadedInto), m.loadedFrom, slotSource(m.loadedLink)))
-	}
+	m.control(c, t, pc, uint8(flow), uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
 }
 
 func nameOr(s, alt string) string {
@@ -567,7 +605,20 @@ func nameOr(s, alt string) string {
 	return s
 }
 
-func regName(r uint8) string {
+// regName names register r of the machine's arch.
+func (m *Machine) regName(r uint8) string {
+	if m.img.Arch == kernel.X86 {
+		switch r {
+		case x86.RIPReg:
+			return "the return address (rip)"
+		case x86.RetAddr:
+			return "a call's return address"
+		}
+		if r < 16 {
+			return "%" + x86.Reg(r).String()
+		}
+		return fmt.Sprintf("reg%d", r)
+	}
 	switch r {
 	case arm.SP:
 		return "sp"
@@ -579,27 +630,44 @@ func regName(r uint8) string {
 	return fmt.Sprintf("r%d", r)
 }
 
-func slotSource(src uint8) string {
-	switch src {
-	case detect.SlotUnwritten:
-		return "never written"
-	case arm.NoReg:
-		return "written by no register"
+// isLink reports whether a slot written from src holds a saved link value.
+func (m *Machine) isLink(src uint8) bool {
+	if m.img.Arch == kernel.X86 {
+		return src == x86.RetAddr
 	}
-	return "written from " + regName(src)
+	return src == arm.LR
+}
+
+func (m *Machine) slotSource(src uint8) string {
+	switch {
+	case src == detect.SlotUnwritten:
+		return "never written"
+	case src == arm.NoReg:
+		return "written by no register"
+	case m.img.Arch == kernel.X86 && src == x86.RetAddr:
+		return "written by a call (a return address)"
+	}
+	return "written from " + m.regName(src)
 }
 
 // hook performs the kernel service bound at the task's pc.
 func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
-	r := &m.tasks[t].ARM
-	pc := uint64(r.R[arm.PC])
+	pc := m.pc(t)
+	step := uint64(4)
+	ip, parent := uint64(m.tasks[t].ARM.R[0]), uint64(m.tasks[t].ARM.R[1])
+	if m.img.Arch == kernel.X86 {
+		step = 1 // the hook is a one-byte nop
+		ip, parent = m.tasks[t].X86.R[x86.RDI], m.tasks[t].X86.R[x86.RSI]
+	}
 	switch h {
 	case kernel.HookTrace:
-		r.R[arm.PC] += 4
-		m.event(Event{Kind: EvTrace, CPU: int(c), Task: int(t), PC: pc,
-			Text: fmt.Sprintf("tracer: %s called from %s", nameOr(m.img.Name(uint64(r.R[0])), fmt.Sprintf("%#x", r.R[0])), nameOr(m.img.Name(uint64(r.R[1])), fmt.Sprintf("%#x", r.R[1])))})
+		m.skip(t, step)
+		if m.cfg.Record {
+			m.event(Event{Kind: EvTrace, CPU: int(c), Task: int(t), PC: pc,
+				Text: fmt.Sprintf("tracer: %s called from %s", nameOr(m.img.Name(ip), fmt.Sprintf("%#x", ip)), nameOr(m.img.Name(parent), fmt.Sprintf("%#x", parent)))})
+		}
 	case kernel.HookSchedule:
-		r.R[arm.PC] += 4
+		m.skip(t, step)
 		m.event(Event{Kind: EvYield, CPU: int(c), Task: int(t), PC: pc, Text: "schedule(): voluntary switch"})
 		m.leave(c, true)
 		m.enqueue(t)
@@ -609,7 +677,7 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 }
 
 // sitePass notes that task t fetched the instruction at pc inside site.
-func (m *Machine) sitePass(c int8, t int8, site int, pc uint64) {
+func (m *Machine) sitePass(c int8, t int8, site int, pc uint64, n int) {
 	p := &m.tasks[t].Pass
 	if p.Open && int(p.Site) != site {
 		m.closePass(c, t)
@@ -622,14 +690,11 @@ func (m *Machine) sitePass(c int8, t int8, site int, pc uint64) {
 	}
 	s := m.img.Sites[site]
 	off := int(pc - s.Addr)
-	n := 4
 	if off+n > s.Len {
 		n = s.Len - off
 	}
 	b := m.text[pc-m.img.Base : pc-m.img.Base+uint64(n)]
-	var ids [4]uint16
-	copy(ids[:], m.prov[pc-m.img.Base:pc-m.img.Base+uint64(n)])
-	p.Fetch(off, b, ids[:n])
+	p.Fetch(off, b, m.prov[pc-m.img.Base:pc-m.img.Base+uint64(n)])
 	if m.cfg.Record {
 		m.lastPass(t).Pass = *p
 	}
