@@ -21,6 +21,9 @@ type Scenario struct {
 	Functions  int           // traced functions, default 1
 	Prologue   string        // x86: "fentry" (default) or "mcount"
 	Strict     bool          // report mixed-site passes as hazards
+	// NoInt3Emulation is a test knob: text_poke_bp's int3 handler resumes
+	// after the int3 byte instead of emulating the new instruction.
+	NoInt3Emulation bool
 }
 
 // WithDefaults returns s with every zero field set to its default.
@@ -65,7 +68,7 @@ func (s Scenario) Build(bound int, record, unreduced bool) (*sched.Machine, erro
 		return nil, err
 	}
 	return sched.New(img, sched.Config{
-		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Bound: bound, Strict: s.Strict, Record: record, Unreduced: unreduced,
+		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Bound: bound, Strict: s.Strict, Record: record, Unreduced: unreduced, NoInt3Emulation: s.NoInt3Emulation,
 	}, prog)
 }
 
