@@ -91,6 +91,14 @@ type Callee struct {
 	Pop  uint8
 }
 
+// Segment is a range of data memory (an object's .data, .bss, .rodata,
+// a synthesized GOT) that every task may read and write.
+type Segment struct {
+	Name  string
+	Addr  uint64
+	Bytes []byte // initial contents
+}
+
 // Image is a complete simulated kernel text.
 type Image struct {
 	Arch    Arch
@@ -102,6 +110,7 @@ type Image struct {
 	Callees []Callee
 	Entry   uint64 // where every worker starts
 	Align   int    // instruction alignment: 4 on ARM, 1 on x86
+	Data    []Segment
 }
 
 // Config is what the text depends on.

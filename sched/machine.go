@@ -159,6 +159,7 @@ type Machine struct {
 	text []byte
 	prov []uint16 // write id of every text byte; 0 = compiled
 
+	data     []byte    // every data segment of the image, one after another
 	stack    []byte    // all task stacks, one after another
 	slots    []uint8   // per stack word: the register it was written from
 	stackSum [2]uint64 // sum of slotHash over all stack words
@@ -213,7 +214,21 @@ type static struct {
 	stackBase uint64
 	dirty     []uint32 // text offsets any store of the program may write
 	mutable   []bool   // per text byte: some store may write it
-	class     []uint8  // per text word: classLocal/classVisible once known
+	dataAt    []dataSeg
+	class     []uint8 // per text word: classLocal/classVisible once known
+}
+
+type dataSeg struct{ addr, size, off uint64 }
+
+// dataOff returns the offset into m.data of n bytes at addr, if they lie in
+// one data segment.
+func (m *Machine) dataOff(addr uint64, n int) (uint64, bool) {
+	for _, d := range m.st.dataAt {
+		if addr >= d.addr && addr+uint64(n) <= d.addr+d.size {
+			return d.off + addr - d.addr, true
+		}
+	}
+	return 0, false
 }
 
 // PassRecord is a site pass kept for explanations (Record mode).
@@ -275,6 +290,13 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	m.st = st
 	m.xb.m = m
 	m.text = append([]byte(nil), img.Text...)
+	for _, seg := range img.Data {
+		if seg.Addr < StackBase+uint64(MaxTasks*4096*4) && seg.Addr+uint64(len(seg.Bytes)) > StackBase {
+			return nil, fmt.Errorf("%w: data segment %s at %#x overlaps the stacks", ErrConfig, seg.Name, seg.Addr)
+		}
+		st.dataAt = append(st.dataAt, dataSeg{addr: seg.Addr, size: uint64(len(seg.Bytes)), off: uint64(len(m.data))})
+		m.data = append(m.data, seg.Bytes...)
+	}
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))
 	for i := range m.hist {
@@ -406,7 +428,7 @@ func (m *Machine) Clone() *Machine {
 
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
-	text, prov, stack, slots, hist := m.text, m.prov, m.stack, m.slots, m.hist
+	text, prov, stack, slots, hist, data := m.text, m.prov, m.stack, m.slots, m.hist, m.data
 	hz, wt := m.hazards, m.wtrans
 	*m = *src
 	m.xb.m = m
@@ -414,6 +436,7 @@ func (m *Machine) CopyFrom(src *Machine) {
 	m.text = append(text[:0], src.text...)
 	m.prov = append(prov[:0], src.prov...)
 	m.stack = append(stack[:0], src.stack...)
+	m.data = append(data[:0], src.data...)
 	m.slots = append(slots[:0], src.slots...)
 	if len(hist) != len(src.hist) {
 		hist = make([][]siteSnap, len(src.hist))
@@ -508,6 +531,7 @@ func (m *Machine) Hash() [2]uint64 {
 	}
 	h.u64(m.stackSum[0])
 	h.u64(m.stackSum[1])
+	h.bytes(m.data)
 	// CPUs are identical: the state is the same whichever CPU runs which
 	// task, so CPU records are hashed as a sorted multiset (with every
 	// per-CPU flag of the waits inside its record).

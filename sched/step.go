@@ -524,6 +524,13 @@ func (m *Machine) Load(addr uint32, size int, reg uint8) (uint32, error) {
 		}
 		return v, nil
 	}
+	if off, ok := m.dataOff(a, size); ok {
+		var v uint32
+		for i := size - 1; i >= 0; i-- {
+			v = v<<8 | uint32(m.data[off+uint64(i)])
+		}
+		return v, nil
+	}
 	return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, arm.ErrMemory)
 }
 
@@ -542,6 +549,12 @@ func (m *Machine) Store(addr uint32, size int, v uint32, reg uint8) error {
 		nw := slotHash(w, binary.LittleEndian.Uint32(m.stack[w*4:]), reg)
 		m.stackSum[0] += nw[0] - old[0]
 		m.stackSum[1] += nw[1] - old[1]
+		return nil
+	}
+	if off, ok := m.dataOff(a, size); ok {
+		for i := 0; i < size; i++ {
+			m.data[off+uint64(i)] = byte(v >> (8 * i))
+		}
 		return nil
 	}
 	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, arm.ErrMemory)

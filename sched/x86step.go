@@ -39,6 +39,13 @@ func (b *x86bus) Load(addr uint64, size int, reg uint8) (uint64, error) {
 		}
 		return v, nil
 	}
+	if off, ok := m.dataOff(addr, size); ok {
+		var v uint64
+		for i := size - 1; i >= 0; i-- {
+			v = v<<8 | uint64(m.data[off+uint64(i)])
+		}
+		return v, nil
+	}
 	return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, x86.ErrMemory)
 }
 
@@ -47,6 +54,12 @@ func (b *x86bus) Store(addr uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
 	if addr >= lo && addr+uint64(size) <= hi {
 		m.storeStack(addr, size, v, reg)
+		return nil
+	}
+	if off, ok := m.dataOff(addr, size); ok {
+		for i := 0; i < size; i++ {
+			m.data[off+uint64(i)] = byte(v >> (8 * i))
+		}
 		return nil
 	}
 	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, x86.ErrMemory)
@@ -110,6 +123,9 @@ func (m *Machine) localX86(t int8) bool {
 				*cls = classVisible
 			}
 		case m.mutable(off, int(inst.Len)) || !x86.StackOrLiteral(inst):
+			*cls = classVisible
+		case len(m.st.dataAt) > 0 && x86.RIPRelative(inst):
+			// rip-relative operands may reach shared data.
 			*cls = classVisible
 		}
 	}

@@ -551,3 +551,17 @@ func StackOrLiteral(inst *Inst) bool {
 	}
 	return true
 }
+
+// RIPRelative reports whether inst has a rip-relative memory operand (other
+// than lea, which computes an address and touches no memory).
+func RIPRelative(inst *Inst) bool {
+	if inst.err != nil || inst.Op == x86asm.LEA || inst.Op == x86asm.NOP {
+		return false
+	}
+	for _, o := range [...]*operand{&inst.dst, &inst.src} {
+		if o.kind == kindMem && o.base == ripBase {
+			return true
+		}
+	}
+	return false
+}
