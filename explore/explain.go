@@ -18,6 +18,17 @@ type SitePass struct {
 	End      int        `json:"end_step"` // 0: still inside at the hazard
 	Mixed    bool       `json:"mixed"`    // a combination of bytes the site never held
 	Insns    []PassInsn `json:"insns"`
+	// During lists what happened elsewhere between the pass's first and
+	// last instruction: the task's preemptions and switches, grace periods
+	// and stop_machine calls ending, and writes to this site.
+	During []PassEvent `json:"during,omitempty"`
+}
+
+// PassEvent is something that happened while a task was inside a site.
+type PassEvent struct {
+	Step int    `json:"step"`
+	CPU  int    `json:"cpu"`
+	Text string `json:"text"`
 }
 
 // PassInsn is one instruction executed in a pass.
@@ -87,8 +98,38 @@ func explain(m *sched.Machine, h detect.Hazard) []SitePass {
 			sp.Insns = append(sp.Insns, PassInsn{Off: off, Step: e.Step, CPU: e.CPU, Bytes: e.Hex, Disasm: e.Text,
 				Writer: writeInfo(m, p.Pass.Write[off])})
 		}
+		if n := len(sp.Insns); n > 1 {
+			sp.During = during(m, p.Task, s.Addr, uint64(s.Len), sp.Insns[0].Step, sp.Insns[n-1].Step)
+		}
 		out = append(out, sp)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// during collects the events between steps from and to (exclusive) that
+// explain a pass: what happened to the task, the waits that ended, and the
+// writes to the site.
+func during(m *sched.Machine, task int, site, n uint64, from, to int) []PassEvent {
+	var out []PassEvent
+	for _, e := range m.Trace() {
+		if e.Step <= from || e.Step >= to {
+			continue
+		}
+		var text string
+		switch {
+		case e.Kind == sched.EvPreempt && e.Task == task:
+			text = "the task is preempted (it stays inside the site)"
+		case e.Kind == sched.EvSwitch && e.Task == task:
+			text = fmt.Sprintf("the task is switched back in on cpu%d", e.CPU)
+		case e.Kind == sched.EvWaitDone, e.Kind == sched.EvStopperOut:
+			text = e.Text
+		case e.Kind == sched.EvStore && e.PC >= site && e.PC < site+n:
+			text = e.Text
+		default:
+			continue
+		}
+		out = append(out, PassEvent{Step: e.Step, CPU: e.CPU, Text: text})
+	}
 	return out
 }

@@ -82,8 +82,13 @@ func writeRun(p *printer, res *explore.Result) {
 				state = "a combination the site never held"
 			}
 			p.f("  site in %s at %#x (%s):\n", sp.Function, sp.Site, state)
-			for _, in := range sp.Insns {
+			for i, in := range sp.Insns {
 				p.f("    step %4d cpu%d  +%d  %-12s %-32s <- %s\n", in.Step, in.CPU, in.Off, in.Bytes, in.Disasm, in.Writer)
+				if i == 0 && len(sp.During) > 0 {
+					for _, d := range sp.During {
+						p.f("    step %4d         (%s)\n", d.Step, d.Text)
+					}
+				}
 			}
 		}
 		if m := run.Machine; m != nil {

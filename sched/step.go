@@ -273,7 +273,10 @@ func (m *Machine) taskQS(t int8) {
 }
 
 func (m *Machine) wakePatcher() {
-	m.event(Event{Kind: EvWaitDone, CPU: -1, Task: int(m.patcher), Text: m.gpKind.String() + " returns"})
+	if m.cfg.Record {
+		label := m.prog.Ops[m.pop-1].Label
+		m.event(Event{Kind: EvWaitDone, CPU: -1, Task: int(m.patcher), Text: label + ": " + m.gpKind.String() + "() returns"})
+	}
 	m.gpKind = 0
 	m.enqueue(m.patcher)
 }
@@ -418,7 +421,7 @@ func (m *Machine) patcherStep(c int8) {
 			}
 		}
 		if cpus == 0 && tasks == 0 {
-			m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: op.Kind.String() + " returns"})
+			m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() returns at once (no CPU or task to wait for)"})
 			return
 		}
 		m.gpKind, m.gpCPUs, m.gpTasks = op.Kind, cpus, tasks
