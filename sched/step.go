@@ -304,7 +304,7 @@ func (m *Machine) hazard(k detect.Kind, cpu, task int, pc uint64, detail string)
 	if len(m.hazards) >= 16 {
 		return
 	}
-	h := detect.Hazard{Kind: k, Step: m.steps, CPU: cpu, Task: task, PC: pc, Where: m.img.Name(pc), Detail: detail}
+	h := detect.Hazard{Kind: k, Step: m.steps, CPU: cpu, Task: task, PC: pc, Where: nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)), Detail: detail}
 	m.hazards = append(m.hazards, h)
 	m.event(Event{Kind: EvHazard, CPU: cpu, Task: task, PC: pc, Text: h.Kind.String() + ": " + detail})
 }
