@@ -156,3 +156,31 @@ func TestStrategiesList(t *testing.T) {
 	assert.Contains(t, out, "+4 bl __gnu_mcount_nc")
 	assert.Contains(t, out, "+0 b .+8")
 }
+
+func TestCheckX86(t *testing.T) {
+	code, out, errOut := mcountsim("check", "--arch", "x86", "--strategy", "plain-write")
+	require.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "hazard:   torn-fetch at step")
+	assert.Contains(t, out, "fetched e8 1f 44 00 00 (callq ")
+	for _, args := range [][]string{
+		{"--strategy", "stop-machine"},
+		{"--strategy", "text-poke-bp"},
+		{"--strategy", "text-poke-bp", "--prologue", "mcount"},
+	} {
+		code, out, errOut := mcountsim(append([]string{"check", "--arch", "x86"}, args...)...)
+		assert.Equal(t, 0, code, "%v: %s", args, errOut)
+		assert.Contains(t, out, "verdict:  SAFE")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--arch", "x86", "--strategy", "nop-nop"}, `unknown x86 strategy "nop-nop"`},
+		{[]string{"check", "--arch", "x86", "--strategy", "plain-write", "--prologue", "weird"}, `--prologue: unknown "weird"`},
+		{[]string{"check", "--arch", "arm", "--strategy", "nop-nop", "--prologue", "mcount"}, "--prologue applies to --arch x86 only"},
+	} {
+		code, _, errOut := mcountsim(c.args...)
+		assert.Equal(t, 2, code)
+		assert.Contains(t, errOut, c.want)
+	}
+}
