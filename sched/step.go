@@ -283,10 +283,10 @@ func (m *Machine) wakePatcher() {
 
 // exit ends task t on CPU c.
 func (m *Machine) exit(c int8, t int8) {
+	m.event(Event{Kind: EvExit, CPU: int(c), Task: int(t)})
 	m.leave(c, false)
 	m.tasks[t].State = Exited
 	m.taskQS(t)
-	m.event(Event{Kind: EvExit, CPU: int(c), Task: int(t)})
 	m.checkDone()
 }
 
