@@ -168,7 +168,10 @@ type passView struct {
 	Insns    []insnView
 }
 
+// insnView is a row of a pass's explanation: an instruction the task
+// executed in the site, or (Event set) something that happened meanwhile.
 type insnView struct {
+	Event      string
 	Step       int
 	CPU        int
 	Off        int
@@ -286,6 +289,10 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 				culprits[in.Writer.ID] = true
 			}
 		}
+		for _, ev := range sp.During {
+			pv.Insns = append(pv.Insns, insnView{Event: ev.Text, Step: ev.Step, CPU: ev.CPU})
+		}
+		sort.SliceStable(pv.Insns, func(i, j int) bool { return pv.Insns[i].Step < pv.Insns[j].Step })
 		p.Passes = append(p.Passes, pv)
 	}
 	img := m.Image()

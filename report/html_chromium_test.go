@@ -122,17 +122,17 @@ func TestHTMLInChromium(t *testing.T) {
 	})
 	t.Run("screenshot", func(t *testing.T) {
 		shot := filepath.Join(dir, "nop-nop.png")
-		runChromium(t, bin, url+"#step=hazard", "--window-size=1400,1700", "--screenshot="+shot)
+		runChromium(t, bin, url+"#step=hazard", "--window-size=1400,2100", "--screenshot="+shot)
 		f, err := os.Open(shot)
 		require.NoError(t, err)
 		defer f.Close()
 		img, err := png.Decode(f)
 		require.NoError(t, err)
-		assert.Equal(t, image.Rect(0, 0, 1400, 1700), img.Bounds())
+		assert.Equal(t, image.Rect(0, 0, 1400, 2100), img.Bounds())
 		// The page drew: many colours, the verdict's red, the stop_machine
 		// span's purple and the current step's yellow among them.
 		colours := map[[3]uint32]int{}
-		for y := 0; y < 1700; y += 2 {
+		for y := 0; y < 2100; y += 2 {
 			for x := 0; x < 1400; x += 2 {
 				r, g, b, _ := img.At(x, y).RGBA()
 				colours[[3]uint32{r >> 8, g >> 8, b >> 8}]++

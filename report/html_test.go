@@ -185,6 +185,13 @@ func TestHTMLNopNop(t *testing.T) {
 	assert.Contains(t, section, fmt.Sprintf("step %d cpu%d +4 eb000002 bl 0x8038 <__gnu_mcount_nc> write #4 at step %s on cpu%d (enable #1, enabled form)",
 		call.Step, call.CPU, bl.Step, call.Writer.CPU))
 	assert.Contains(t, section, fmt.Sprintf("write #4 at step %s on cpu%d (enable #1): f0+0x8 ← eb000002 (bl 0x8038) executed by the task", bl.Step, call.Writer.CPU))
+	for _, ev := range res.Replay.Explanation[0].During {
+		want := fmt.Sprintf("step %d ", ev.Step)
+		if ev.CPU >= 0 {
+			want += fmt.Sprintf("cpu%d ", ev.CPU)
+		}
+		assert.Contains(t, section, want+strings.Join(strings.Fields(ev.Text), " "), "what happened while the task sat in the site")
+	}
 
 	// The data the step controls use.
 	d := pageDataOf(t, page)
