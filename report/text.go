@@ -67,9 +67,9 @@ func writeRun(p *printer, res *explore.Result) {
 	run := res.Replay
 	if len(run.Hazards) > 0 {
 		h := run.Hazards[0]
-		p.f("\nhazard:   %s at step %d on cpu%d, %s, pc %#x <%s>\n          %s\n", h.Kind, h.Step, h.CPU, taskName(run, h.Task), h.PC, h.Where, h.Detail)
+		p.f("\nhazard:   %s at step %d on cpu%d, %s, pc %#x%s\n          %s\n", h.Kind, h.Step, h.CPU, taskName(run, h.Task), h.PC, where(h.PC, h.Where), h.Detail)
 		for _, h := range run.Hazards[1:] {
-			p.f("then:     %s at step %d on cpu%d, %s, pc %#x <%s>\n          %s\n", h.Kind, h.Step, h.CPU, taskName(run, h.Task), h.PC, h.Where, h.Detail)
+			p.f("then:     %s at step %d on cpu%d, %s, pc %#x%s\n          %s\n", h.Kind, h.Step, h.CPU, taskName(run, h.Task), h.PC, where(h.PC, h.Where), h.Detail)
 		}
 	} else {
 		p.f("\nno hazard in this run (%d steps)\n", run.Steps)
@@ -111,6 +111,14 @@ func writeRun(p *printer, res *explore.Result) {
 	if res.Verdict == explore.Unsafe {
 		p.f("\nschedule: %q  (replay: mcountsim replay --schedule %q plus the same flags)\n", res.Schedule, res.Schedule)
 	}
+}
+
+// where renders a symbolic location after an address, if it adds anything.
+func where(pc uint64, w string) string {
+	if w == "" || w == fmt.Sprintf("%#x", pc) {
+		return ""
+	}
+	return " <" + w + ">"
 }
 
 const colWidth = 44
