@@ -119,7 +119,7 @@ func during(m *sched.Machine, task int, site, n uint64, from, to int) []PassEven
 		var text string
 		switch {
 		case e.Kind == sched.EvPreempt && e.Task == task:
-			text = "the task is preempted (it stays inside the site)"
+			text = "the task is preempted by " + e.Text + "; it stays inside the site"
 		case e.Kind == sched.EvSwitch && e.Task == task:
 			text = fmt.Sprintf("the task is switched back in on cpu%d", e.CPU)
 		case e.Kind == sched.EvWaitDone, e.Kind == sched.EvStopperOut:

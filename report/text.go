@@ -169,6 +169,9 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 	case sched.EvSwitch:
 		return col, "== switched in on cpu" + fmt.Sprint(e.CPU)
 	case sched.EvPreempt:
+		if strings.Contains(e.Text, "stopper") {
+			return col, "~~ PREEMPTED (by its CPU's stopper) ~~"
+		}
 		return col, "~~ PREEMPTED (timer interrupt) ~~"
 	case sched.EvExit:
 		return col, "exits"

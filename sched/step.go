@@ -166,7 +166,11 @@ func (m *Machine) Apply(a Action) {
 	case ActPreempt:
 		t := cpu.Cur
 		m.preemptions++
-		m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t)})
+		why := "a timer interrupt"
+		if a.Task == Stopper {
+			why = "its CPU's stopper (stop_machine)"
+		}
+		m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: why})
 		m.leave(c, false)
 		m.tasks[t].Preempted = true
 		m.enqueue(t)
