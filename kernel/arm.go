@@ -38,25 +38,8 @@ const (
 //	schedule:          nop (hook: schedule) ; bx lr
 //	do_exit:           nop (hook: exit) ; b .
 func buildARM(cfg Config) (*Image, error) {
-	a := &asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4}}
-	w := func(x arm.Word) { a.emit(x.Bytes()) }
-	ok := func(x arm.Word, fine bool) arm.Word {
-		if !fine {
-			a.fail("kernel: cannot encode %v at %#x", x, a.pc())
-		}
-		return x
-	}
-	call := func(target string) {
-		pc := uint32(a.pc())
-		w(0) // placeholder
-		a.later(func() {
-			x, fine := arm.BL(pc, uint32(a.addr(target)))
-			if !fine {
-				a.fail("kernel: bl %s out of range", target)
-			}
-			copy(a.img.Text[pc-ARMBase:], x.Bytes())
-		})
-	}
+	a := armText{&asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4}}}
+	w, ok, call := a.w, a.ok, a.call
 
 	a.sym("worker")
 	a.img.Entry = a.pc()
@@ -84,7 +67,41 @@ func buildARM(cfg Config) (*Image, error) {
 		w(ok(arm.AddImm(arm.R0, arm.R4, 1)))
 		w(arm.Pop(arm.RegList(arm.R4, arm.PC)))
 	}
+	a.services()
+	return a.finish()
+}
 
+// armText emits A32 code into an asm: the helpers shared by Build and
+// BuildObject.
+type armText struct{ *asm }
+
+func (a armText) w(x arm.Word) { a.emit(x.Bytes()) }
+
+// ok returns x, failing the build when it could not be encoded.
+func (a armText) ok(x arm.Word, fine bool) arm.Word {
+	if !fine {
+		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
+	}
+	return x
+}
+
+// call emits a bl to target, resolved once every symbol is placed.
+func (a armText) call(target string) {
+	pc := uint32(a.pc())
+	a.w(0) // placeholder
+	a.later(func() {
+		x, fine := arm.BL(pc, uint32(a.addr(target)))
+		if !fine {
+			a.fail("kernel: bl %s out of range", target)
+		}
+		copy(a.img.Text[uint64(pc)-a.img.Base:], x.Bytes())
+	})
+}
+
+// services emits the trampoline and the hook stubs that every ARM text
+// ends with.
+func (a armText) services() {
+	w, ok, call := a.w, a.ok, a.call
 	a.sym("__gnu_mcount_nc")
 	a.img.Callees = append(a.img.Callees, Callee{Addr: a.pc(), Pop: 4})
 	w(arm.Push(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3, arm.LR)))
@@ -105,7 +122,6 @@ func buildARM(cfg Config) (*Image, error) {
 	hook("schedule", HookSchedule, arm.BX(arm.LR))
 	pc := uint32(a.pc()) + 4
 	hook("do_exit", HookExit, ok(arm.B(pc, pc)))
-	return a.finish()
 }
 
 func funcName(i int) string { return fmt.Sprintf("f%d", i) }

@@ -38,19 +38,8 @@ func buildX86(cfg Config) (*Image, error) {
 	if cfg.Prologue != "fentry" && cfg.Prologue != "mcount" {
 		return nil, errorf("unknown x86 prologue %q (want fentry or mcount)", cfg.Prologue)
 	}
-	a := &asm{img: &Image{Arch: X86, Base: X86Base, Align: 1}}
-	b := func(p ...byte) { a.emit(p) }
-	call := func(target string) {
-		pc := a.pc()
-		b(0xe8, 0, 0, 0, 0)
-		a.later(func() {
-			enc, ok := x86.CallRel32(pc, a.addr(target))
-			if !ok {
-				a.fail("kernel: call %s out of range", target)
-			}
-			copy(a.img.Text[pc-X86Base:], enc)
-		})
-	}
+	a := x86Text{&asm{img: &Image{Arch: X86, Base: X86Base, Align: 1}}}
+	b, call := a.b, a.call
 
 	a.sym("worker")
 	a.img.Entry = a.pc()
@@ -65,11 +54,7 @@ func buildX86(cfg Config) (*Image, error) {
 	}
 	call("schedule")
 	a.emit(x86.SubImm(x86.RBX, 1))
-	jne, ok := x86.Jcc(x86.NE, a.pc(), loop)
-	if !ok {
-		a.fail("kernel: loop too long")
-	}
-	a.emit(jne)
+	a.jcc(x86.NE, loop)
 	call("do_exit")
 
 	for i := 0; i < cfg.Functions; i++ {
@@ -92,7 +77,41 @@ func buildX86(cfg Config) (*Image, error) {
 		a.emit(x86.Pop(x86.RBP))
 		a.emit(x86.Ret())
 	}
+	a.services()
+	return a.finish()
+}
 
+// x86Text emits x86-64 code into an asm: the helpers shared by Build and
+// BuildObject.
+type x86Text struct{ *asm }
+
+func (a x86Text) b(p ...byte) { a.emit(p) }
+
+// call emits a call rel32 to target, resolved once every symbol is placed.
+func (a x86Text) call(target string) {
+	pc := a.pc()
+	a.b(0xe8, 0, 0, 0, 0)
+	a.later(func() {
+		enc, ok := x86.CallRel32(pc, a.addr(target))
+		if !ok {
+			a.fail("kernel: call %s out of range", target)
+		}
+		copy(a.img.Text[pc-a.img.Base:], enc)
+	})
+}
+
+// jcc emits a conditional branch back to loop.
+func (a x86Text) jcc(c x86.Cond, loop uint64) {
+	j, ok := x86.Jcc(c, a.pc(), loop)
+	if !ok {
+		a.fail("kernel: loop too long")
+	}
+	a.emit(j)
+}
+
+// services emits the profiling hooks, the trampoline and the hook stubs
+// that every x86-64 text ends with.
+func (a x86Text) services() {
 	a.sym("__fentry__")
 	a.emit(x86.Ret())
 	a.sym("mcount")
@@ -104,7 +123,7 @@ func buildX86(cfg Config) (*Image, error) {
 	a.emit(x86.MovLoad(x86.RDI, x86.RSP, 0x10))
 	a.emit(x86.SubImm(x86.RDI, 5))
 	a.emit(x86.MovLoad(x86.RSI, x86.RSP, 0x18))
-	call("trace_function")
+	a.call("trace_function")
 	a.emit(x86.Pop(x86.RSI))
 	a.emit(x86.Pop(x86.RDI))
 	a.emit(x86.Ret())
@@ -112,12 +131,11 @@ func buildX86(cfg Config) (*Image, error) {
 	hook := func(name string, kind HookKind, then []byte) {
 		a.sym(name)
 		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		b(0x90)
+		a.b(0x90)
 		a.emit(then)
 	}
 	hook("trace_function", HookTrace, x86.Ret())
 	hook("schedule", HookSchedule, x86.Ret())
 	jmp, _ := x86.JmpRel8(a.pc()+1, a.pc()+1)
 	hook("do_exit", HookExit, jmp)
-	return a.finish()
 }
