@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/patch"
+	"github.com/mcountsim/mcountsim/report"
+)
+
+// readStrategyFile reads a scenario file. Its config lines set every flag of
+// fs that the command line did not set (explicit flags win); set holds the
+// flags given on the command line.
+func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patch.Strategy, error) {
+	file, err := patch.ReadFile(path)
+	if err != nil {
+		return nil, err // a *patch.FileError names the file and line
+	}
+	for _, s := range file.Config.Settings {
+		if set[s.Key] {
+			continue
+		}
+		if fs.Lookup(s.Key) == nil {
+			return nil, fmt.Errorf("%s: config key %q is not a flag of this command", s.Pos, s.Key)
+		}
+		if err := fs.Set(s.Key, s.Value); err != nil {
+			return nil, fmt.Errorf("%s: config %s=%s: %v", s.Pos, s.Key, s.Value, err)
+		}
+	}
+	return file.Strategy, nil
+}
+
+// writeHTML writes the HTML timeline of res to path.
+func writeHTML(path string, sc explore.Scenario, opts explore.Options, res *explore.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.HTML(f, sc, opts, res); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return f.Close()
+}
