@@ -315,13 +315,84 @@ func TestObjectARMFrames(t *testing.T) {
 // TestObjectX86TornFetch is acceptance 2: plain-write tears a fetch of a
 // real site, with -mfentry and with plain -pg; text-poke-bp is safe.
 func TestObjectX86TornFetch(t *testing.T) {
-	args := []int64{3, 5, 7, 11}
+	// leaf keeps both searches within a second (the hazard and the
+	// proof do not depend on the frame on x86-64).
+	args := []int64{7, 5}
 	for _, file := range []string{"x86-fentry-fixture.o", "x86-pg-fixture.o"} {
-		hz, n := check(t, file, "big", args, "plain-write")
+		hz, n := check(t, file, "leaf", args, "plain-write")
 		require.NotNil(t, hz, "%s plain-write: no hazard in %d states", file, n)
 		require.Equal(t, detect.TornFetch, hz.Kind, "%s: %v", file, hz)
-		hz, n = check(t, file, "big", args, "text-poke-bp")
+		hz, n = check(t, file, "leaf", args, "text-poke-bp")
 		require.Nil(t, hz, "%s text-poke-bp: %v", file, hz)
 		t.Logf("%s text-poke-bp: SAFE, %d branching states", file, n)
 	}
+}
+
+// TestObjectFaults is acceptance 5: an unsupported instruction is a fault
+// naming function+offset, pc, bytes and disassembly; a function that never
+// returns uses up the step budget; objects that cannot be linked are
+// refused with an error naming why.
+func TestObjectFaults(t *testing.T) {
+	run := func(file, fn string, maxSteps int) detect.Hazard {
+		o, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: fn, Args: []int64{1}, Iterations: 1})
+		require.NoError(t, err)
+		prog, err := patch.Compile(disabled(o.Image.Arch), o.Image, 0)
+		require.NoError(t, err)
+		m, err := sched.New(o.Image, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, MaxSteps: maxSteps}, prog)
+		require.NoError(t, err)
+		var buf []sched.Action
+		for !m.Done() {
+			buf = m.Options(buf)
+			require.NotEmpty(t, buf)
+			m.Apply(buf[0])
+		}
+		require.Len(t, m.Hazards(), 1)
+		h := m.Hazards()[0]
+		require.Equal(t, detect.Fault, h.Kind)
+		return h
+	}
+	for file, want := range map[string]string{
+		"arm-unsupported.o":        "<odd+0x8>: pc 0x802c: e10f3000 (mrs r3, apsr): unsupported instruction",
+		"x86-fentry-unsupported.o": "<odd+0x5>: pc 0x401035: 0f 31 (rdtsc): unsupported instruction",
+	} {
+		h := run(file, "odd", 0)
+		require.Contains(t, h.String(), want, file)
+	}
+	for _, file := range []string{"arm-runaway.o", "x86-fentry-runaway.o"} {
+		h := run(file, "spin", 3000)
+		require.Contains(t, h.Detail, "step budget of 3000 steps used up", file)
+	}
+	for file, want := range map[string]string{
+		"arm-tls.o":           "relocation R_ARM_TLS_LE32 at .text+0x2c",
+		"x86-fentry-tls.o":    "relocation R_X86_64_TPOFF32 at .text+0x9",
+		"arm-thumb-fixture.o": "spin is Thumb code",
+	} {
+		fn := "tls"
+		if strings.Contains(file, "thumb") {
+			fn = "spin"
+		}
+		_, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: fn})
+		require.ErrorIs(t, err, kernel.ErrUnsupportedObject, file)
+		require.ErrorContains(t, err, want, file)
+	}
+	_, err := kernel.LoadObject(filepath.Join(objDir, "arm-fixture.o"), kernel.ObjectConfig{Function: "nosuch"})
+	require.ErrorContains(t, err, `no function "nosuch"`)
+	_, err = kernel.LoadObject(filepath.Join(objDir, "arm-fixture.o"), kernel.ObjectConfig{Function: "big", Args: []int64{1, 2, 3, 4, 5}})
+	require.ErrorIs(t, err, kernel.ErrUnsupportedObject)
+}
+
+// FuzzLinkObject feeds corrupt objects to the linker: errors, never panics.
+func FuzzLinkObject(f *testing.F) {
+	for _, fx := range fixtures {
+		b, err := os.ReadFile(filepath.Join(objDir, fx.file))
+		require.NoError(f, err)
+		f.Add(b, "big")
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, fn string) {
+		o, err := kernel.LinkObject("fuzz", raw, kernel.ObjectConfig{Function: fn, Args: []int64{1, 2}})
+		if err != nil {
+			return
+		}
+		_, _ = patch.Compile(disabled(o.Image.Arch), o.Image, 2)
+	})
 }

@@ -25,3 +25,7 @@ build arm-v7-fixture.o $ARM -fno-pie -marm -march=armv7-a -pg fixture.c
 build arm-apcs-fixture.o $ARM -fno-pie -marm -march=armv5te -pg -fno-omit-frame-pointer -mapcs-frame fixture.c
 build x86-pg-fixture.o $X86 $X86K -fno-pie -pg fixture.c
 build x86-pic-fixture.o $X86 $X86K -fPIC -pg -mfentry fixture.c
+# Objects BuildObject must refuse, naming why.
+build arm-tls.o $ARM -fno-pie -marm -march=armv5te -pg tls.c
+build x86-fentry-tls.o $X86 $X86K -fno-pie -pg -mfentry tls.c
+build arm-thumb-fixture.o $ARM -fno-pie -mthumb -march=armv7-a -pg runaway.c
