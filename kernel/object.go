@@ -18,6 +18,12 @@ import (
 // synthesized GOT): above the task stacks of package sched.
 const DataBase = 0x200000
 
+// maxData and maxText bound what BuildObject lays out.
+const (
+	maxData = 16 << 20
+	maxText = 16 << 20
+)
+
 // ErrUnsupportedObject is wrapped by every error BuildObject returns for an
 // object it cannot link: an unsupported relocation, a Thumb or PIC call
 // site, too many arguments.
@@ -269,6 +275,9 @@ func (l *linker) text() error {
 		if l.arch == X86 {
 			align = 16
 		}
+		if uint64(len(a.img.Text))+uint64(len(s.Data)) > maxText {
+			return l.errorf("executable sections larger than %d MiB", maxText>>20)
+		}
 		a.end()
 		for a.pc()%align != 0 {
 			if l.arch == X86 {
@@ -320,6 +329,9 @@ func (l *linker) data() error {
 			continue
 		}
 		align := max(es.Addralign, 8)
+		if align > 4096 || align&(align-1) != 0 || es.Size > maxData || next+es.Size > DataBase+maxData {
+			return fmt.Errorf("%s: %w: section %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, es.Name, es.Size, es.Addralign, maxData>>20)
+		}
 		next = (next + align - 1) &^ (align - 1)
 		b := make([]byte, es.Size)
 		if es.Type != elf.SHT_NOBITS {
@@ -341,6 +353,9 @@ func (l *linker) data() error {
 			continue
 		}
 		align := max(s.Value, 1)
+		if align > 4096 || align&(align-1) != 0 || s.Size > maxData || uint64(len(commons))+s.Size > maxData {
+			return fmt.Errorf("%s: %w: common symbol %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, s.Name, s.Size, s.Value, maxData>>20)
+		}
 		off := (uint64(len(commons)) + align - 1) &^ (align - 1)
 		commons = append(commons, make([]byte, off+s.Size-uint64(len(commons)))...)
 		if l.common == nil {
