@@ -1,8 +1,6 @@
 package sched
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -504,58 +502,54 @@ func (m *Machine) stopperStep(c int8) {
 
 // ---- workers ----
 
-var errPC = errors.New("pc outside text")
-
 // Load implements arm.Bus for the task executing now.
 func (m *Machine) Load(addr uint32, size int, reg uint8) (uint32, error) {
-	lo, hi := m.stackRange(m.cur)
-	a := uint64(addr)
-	if a >= lo && a+uint64(size) <= hi {
-		off := a - StackBase
-		var v uint32
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint32(m.stack[off+uint64(i)])
-		}
-		if size == 4 && (reg == arm.LR || reg == arm.PC) {
-			m.loadedLink = m.slots[off/4]
-			m.loadedFrom = a
-			m.loadedInto = reg
-		}
-		return v, nil
-	}
-	if a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)) {
-		off := a - m.img.Base
-		var v uint32
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint32(m.text[off+uint64(i)])
-		}
-		return v, nil
-	}
-	if off, ok := m.dataOff(a, size); ok {
-		var v uint32
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint32(m.data[off+uint64(i)])
-		}
-		return v, nil
-	}
-	return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, arm.ErrMemory)
+	link := reg == arm.LR || reg == arm.PC
+	v, err := m.loadMem(uint64(addr), size, reg, link)
+	return uint32(v), err
 }
 
 // Store implements arm.Bus for the task executing now.
 func (m *Machine) Store(addr uint32, size int, v uint32, reg uint8) error {
+	return m.storeMem(uint64(addr), size, uint64(v), reg)
+}
+
+// loadMem reads size bytes at a for the task executing now: from its own
+// stack, from text (literal pools) or from a data segment. link says that
+// the value goes to a control register: the slot it came from is noted for
+// the foreign-slot detector.
+func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, error) {
 	lo, hi := m.stackRange(m.cur)
-	a := uint64(addr)
-	if a >= lo && a+uint64(size) <= hi {
-		off := a - StackBase
-		w := int(off / 4)
-		old := slotHash(w, binary.LittleEndian.Uint32(m.stack[w*4:]), m.slots[w])
-		for i := 0; i < size; i++ {
-			m.stack[off+uint64(i)] = byte(v >> (8 * i))
+	var mem []byte
+	switch off, ok := m.dataOff(a, size); {
+	case a >= lo && a+uint64(size) <= hi:
+		mem = m.stack[a-StackBase:]
+		if link {
+			m.loadedLink = m.slots[(a-StackBase)/4]
+			m.loadedFrom = a
+			m.loadedInto = reg
 		}
-		m.slots[w] = reg
-		nw := slotHash(w, binary.LittleEndian.Uint32(m.stack[w*4:]), reg)
-		m.stackSum[0] += nw[0] - old[0]
-		m.stackSum[1] += nw[1] - old[1]
+	case a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)):
+		mem = m.text[a-m.img.Base:]
+	case ok:
+		mem = m.data[off:]
+	default:
+		return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: %w", size, a, lo, hi, arm.ErrMemory)
+	}
+	var v uint64
+	for i := size - 1; i >= 0; i-- {
+		v = v<<8 | uint64(mem[i])
+	}
+	return v, nil
+}
+
+// storeMem writes size bytes of v at a for the task executing now: to its own
+// stack (remembering the register each word came from) or a data segment.
+// Text is not writable by code.
+func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
+	lo, hi := m.stackRange(m.cur)
+	if a >= lo && a+uint64(size) <= hi {
+		m.storeStack(a, size, v, reg)
 		return nil
 	}
 	if off, ok := m.dataOff(a, size); ok {
@@ -564,7 +558,7 @@ func (m *Machine) Store(addr uint32, size int, v uint32, reg uint8) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, arm.ErrMemory)
+	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: %w", size, a, lo, hi, arm.ErrMemory)
 }
 
 func (m *Machine) stackRange(t int8) (uint64, uint64) {

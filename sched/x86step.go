@@ -16,53 +16,11 @@ import (
 type x86bus struct{ m *Machine }
 
 func (b *x86bus) Load(addr uint64, size int, reg uint8) (uint64, error) {
-	m := b.m
-	lo, hi := m.stackRange(m.cur)
-	if addr >= lo && addr+uint64(size) <= hi {
-		off := addr - StackBase
-		var v uint64
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint64(m.stack[off+uint64(i)])
-		}
-		if size == 8 && reg == x86.RIPReg {
-			m.loadedLink = m.slots[off/4]
-			m.loadedFrom = addr
-			m.loadedInto = reg
-		}
-		return v, nil
-	}
-	if addr >= m.img.Base && addr+uint64(size) <= m.img.Base+uint64(len(m.text)) {
-		off := addr - m.img.Base
-		var v uint64
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint64(m.text[off+uint64(i)])
-		}
-		return v, nil
-	}
-	if off, ok := m.dataOff(addr, size); ok {
-		var v uint64
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint64(m.data[off+uint64(i)])
-		}
-		return v, nil
-	}
-	return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, x86.ErrMemory)
+	return b.m.loadMem(addr, size, reg, size == 8 && reg == x86.RIPReg)
 }
 
 func (b *x86bus) Store(addr uint64, size int, v uint64, reg uint8) error {
-	m := b.m
-	lo, hi := m.stackRange(m.cur)
-	if addr >= lo && addr+uint64(size) <= hi {
-		m.storeStack(addr, size, v, reg)
-		return nil
-	}
-	if off, ok := m.dataOff(addr, size); ok {
-		for i := 0; i < size; i++ {
-			m.data[off+uint64(i)] = byte(v >> (8 * i))
-		}
-		return nil
-	}
-	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x): %w", size, addr, lo, hi, x86.ErrMemory)
+	return b.m.storeMem(addr, size, v, reg)
 }
 
 // storeStack writes size bytes of v at stack address a, tagging every word
@@ -210,7 +168,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow uint8, target, link, s
 				nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), spAfter, f.SP+uint64(f.Pop), f.SP, f.Pop))
 		}
 	}
-	if m.loadedInto != 0 && !m.isLink(m.loadedLink) {
+	// On x86 only ret loads the instruction pointer back from a saved link;
+	// an indirect call or jump through memory loads a function pointer.
+	if m.loadedInto != 0 && !m.isLink(m.loadedLink) && (m.img.Arch != kernel.X86 || flow == flowReturn) {
 		m.hazard(detect.ForeignSlot, int(c), int(t), pc, fmt.Sprintf("%s loaded from stack slot %#x, %s, not a saved link value",
 			m.regName(m.loadedInto), m.loadedFrom, m.slotSource(m.loadedLink)))
 	}
