@@ -5,7 +5,12 @@
 // trampolines are executed instruction by instruction like the workload.
 //
 // An Image is plain data (bytes, symbols, sites, hook addresses); it does not
-// run anything. Imports: the standard library and the isa packages only.
+// run anything. Build lays out the built-in text; BuildObject (object.go)
+// links a real ELF object's functions into the same frame of worker loop,
+// trampolines and stubs.
+//
+// Imports: the standard library, the isa packages and objfile (the ELF
+// loader and site discovery, which imports no other mcountsim package).
 package kernel
 
 import (

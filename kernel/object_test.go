@@ -97,6 +97,15 @@ var knownGaps = map[string]string{
 	"x86-pic-fixture.o branches(-17,40)":    "0f bd f6 (bsr %esi,%esi): unsupported instruction",
 }
 
+// knownFalseHazards are hazards the detectors report on correct code run
+// alone (no patching at all): false positives to fix in package sched. The
+// run goes on after them, so the return value is still compared.
+var knownFalseHazards = map[string]string{
+	// gcc uses lr as a scratch register once it is saved; since e92f54e
+	// every load into lr is checked, halfword loads of data included.
+	"arm-apcs-fixture.o bytes(305419896)": "foreign-slot at step 94, cpu 0, task 0, pc 0x8280 <bytes+0x68>: lr loaded from stack slot 0x100fda, written from r3",
+}
+
 // runOnce links file for c, runs it on one CPU with one task and the
 // sites in their disabled form, and returns the function's return value
 // (ok false if it never returned) and the machine.
@@ -108,7 +117,27 @@ func runOnce(t testing.TB, file string, c call) (int32, bool, *sched.Machine) {
 	require.NoError(t, err)
 	m, err := sched.New(o.Image, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, StackWords: 1024}, prog)
 	require.NoError(t, err)
+	// The callee-saved registers (and the stack pointer) at the call and
+	// at the return must agree, as the ABI requires.
+	callAt, saved := o.Return-4, []int{arm.R4, arm.R5, arm.R6, arm.R7, arm.R8, arm.R9, arm.R10, arm.R11, arm.SP}
+	if o.Image.Arch == kernel.X86 {
+		callAt, saved = o.Return-5, []int{int(x86.RBX), int(x86.RBP), int(x86.R12), int(x86.R13), int(x86.R14), int(x86.R15), int(x86.RSP)}
+	}
+	regs := func(tk *sched.Task) (pc uint64, r []uint64) {
+		for _, i := range saved {
+			if o.Image.Arch == kernel.ARM {
+				r = append(r, uint64(tk.ARM.R[i]))
+			} else {
+				r = append(r, tk.X86.R[i])
+			}
+		}
+		if o.Image.Arch == kernel.ARM {
+			return uint64(tk.ARM.R[arm.PC]), r
+		}
+		return tk.X86.RIP, r
+	}
 	var ret int32
+	var before []uint64
 	got := false
 	var buf []sched.Action
 	for !m.Done() {
@@ -122,11 +151,15 @@ func runOnce(t testing.TB, file string, c call) (int32, bool, *sched.Machine) {
 		if tk.State != sched.Running {
 			continue
 		}
-		if o.Image.Arch == kernel.ARM && uint64(tk.ARM.R[arm.PC]) == o.Return {
+		switch pc, r := regs(tk); pc {
+		case callAt:
+			before = r
+		case o.Return:
+			require.Equal(t, before, r, "%s %v: callee-saved registers or the stack pointer changed across the call", file, c)
 			ret, got = int32(tk.ARM.R[0]), true
-		}
-		if o.Image.Arch == kernel.X86 && tk.X86.RIP == o.Return {
-			ret, got = int32(tk.X86.R[x86.RAX]), true
+			if o.Image.Arch == kernel.X86 {
+				ret = int32(tk.X86.R[x86.RAX])
+			}
 		}
 	}
 	return ret, got, m
@@ -156,11 +189,29 @@ func expected(t testing.TB) map[string]int32 {
 // fixture runs to completion, unpatched, and returns what the same object
 // returns natively under QEMU (expected.txt, re-checked against QEMU when
 // it is installed; -update rewrites it).
+//
+// It also checks that the callee-saved registers and the stack pointer
+// survive each call (runOnce) and that every function compiled with -pg has
+// its one site.
 func TestObjectFunctionsMatchQEMU(t *testing.T) {
 	want := expected(t)
 	native := qemuResults(t)
 	var lines []string
 	for _, fx := range fixtures {
+		o, err := kernel.LoadObject(filepath.Join(objDir, fx.file), kernel.ObjectConfig{Function: "leaf"})
+		require.NoError(t, err)
+		require.Len(t, o.Image.Sites, len(calls(t)), fx.file)
+		require.Equal(t, []string{"ext_fn"}, o.Stubs, fx.file)
+		for _, st := range o.Image.Sites {
+			want := uint64(8)
+			if fx.arch == kernel.X86 {
+				want = 5
+			}
+			require.EqualValues(t, want, st.Len)
+			sym, _, ok := o.Image.Lookup(st.Addr)
+			require.True(t, ok)
+			require.Equal(t, st.Func, sym.Name, "%s: site at %s", fx.file, o.Image.Name(st.Addr))
+		}
 		for _, c := range calls(t) {
 			key := fx.file + " " + c.String()
 			got, returned, m := runOnce(t, fx.file, c)
@@ -170,6 +221,11 @@ func TestObjectFunctionsMatchQEMU(t *testing.T) {
 				require.Equal(t, detect.Fault, h.Kind)
 				require.Contains(t, h.String(), gap)
 				t.Logf("known gap: %s: %v", key, h)
+			} else if fp, known := knownFalseHazards[key]; known {
+				require.Len(t, m.Hazards(), 1, "%s", key)
+				require.Contains(t, m.Hazards()[0].String(), fp, "%s", key)
+				t.Logf("known false positive: %s: %v", key, m.Hazards()[0])
+				require.True(t, returned, "%s never returned", key)
 			} else {
 				require.Empty(t, m.Hazards(), "%s", key)
 				require.True(t, returned, "%s never returned", key)
@@ -296,20 +352,36 @@ func check(t *testing.T, file, fn string, args []int64, strategy string) (*detec
 }
 
 // TestObjectARMFrames is acceptance 1: the real -O2 -marm -pg frame of
-// big (push {r4-r11, lr}; sub sp) makes nop-nop unsafe (the trampoline
-// reloads lr from a slot of the frame) and jmp-over safe; the APCS frame
-// too is unsafe under nop-nop.
+// big (push {r4-r11, lr}; sub sp, sp, #36) makes nop-nop unsafe: the
+// trampoline reloads lr from the slot at the bottom of the frame that sub
+// sp reserved and nothing wrote yet. jmp-over is safe. Under -mapcs-frame
+// the prologue pushes {fp, ip, lr, pc} (plus the callee-saved registers):
+// without a sub sp (leaf) lr comes back from the slot the prologue wrote
+// from fp.
 func TestObjectARMFrames(t *testing.T) {
-	args := []int64{3, 5, 7, 11}
-	for _, file := range []string{"arm-fixture.o", "arm-apcs-fixture.o"} {
-		hz, n := check(t, file, "big", args, "nop-nop")
-		require.NotNil(t, hz, "%s nop-nop: no hazard in %d states", file, n)
-		require.Equal(t, detect.ForeignSlot, hz.Kind, "%s: %v", file, hz)
-		t.Logf("%s nop-nop: %v at %s: %s", file, hz.Kind, hz.Where, hz.Detail)
+	for _, c := range []struct {
+		file, fn string
+		args     []int64
+		slot     string
+	}{
+		{"arm-fixture.o", "big", []int64{3, 5, 7, 11}, "never written"},
+		{"arm-fixture.o", "leaf", []int64{7, 5}, "written from r4"}, // the worker's push {r4, r5, r6, lr}
+		{"arm-apcs-fixture.o", "big", []int64{3, 5, 7, 11}, "never written"},
+		{"arm-apcs-fixture.o", "leaf", []int64{7, 5}, "written from r11"},
+	} {
+		hz, n := check(t, c.file, c.fn, c.args, "nop-nop")
+		require.NotNil(t, hz, "%s %s nop-nop: no hazard in %d states", c.file, c.fn, n)
+		require.Equal(t, detect.ForeignSlot, hz.Kind, "%s %s: %v", c.file, c.fn, hz)
+		require.Equal(t, "__gnu_mcount_nc+0x14", hz.Where)
+		require.Contains(t, hz.Detail, "lr loaded from stack slot")
+		require.Contains(t, hz.Detail, c.slot, "%s %s", c.file, c.fn)
+		t.Logf("%s %s nop-nop: %v at %s: %s", c.file, c.fn, hz.Kind, hz.Where, hz.Detail)
 	}
-	hz, n := check(t, "arm-fixture.o", "big", args, "jmp-over")
-	require.Nil(t, hz, "jmp-over: %v", hz)
-	t.Logf("arm-fixture.o jmp-over: SAFE, %d branching states", n)
+	for _, file := range []string{"arm-fixture.o", "arm-apcs-fixture.o"} {
+		hz, n := check(t, file, "big", []int64{3, 5, 7, 11}, "jmp-over")
+		require.Nil(t, hz, "%s jmp-over: %v", file, hz)
+		t.Logf("%s big jmp-over: SAFE, %d branching states", file, n)
+	}
 }
 
 // TestObjectX86TornFetch is acceptance 2: plain-write tears a fetch of a
