@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,4 +47,32 @@ func TestObjectImage(t *testing.T) {
 	require.NoError(t, checkObjectFlags(kernel.X86, map[string]bool{"arch": true}, "x86"))
 	require.ErrorContains(t, checkObjectFlags(kernel.X86, map[string]bool{"arch": true}, "arm"), "the object is x86")
 	require.ErrorContains(t, checkObjectFlags(kernel.ARM, map[string]bool{"functions": true}, ""), "--functions")
+}
+
+func TestObjectPreflight(t *testing.T) {
+	for _, c := range []struct{ file, fn, want string }{
+		{"arm-fixture.o", "big", ""},
+		{"x86-fentry-fixture.o", "big", ""},
+		{"arm-unsupported.o", "odd", "odd cannot run even unpatched: fault at step 10, cpu 0, task 0, pc 0x8044 <odd+0x8>: pc 0x8044: e10f3000 (mrs r3, apsr): unsupported instruction"},
+		{"x86-fentry-unsupported.o", "odd", "<odd+0x5>: pc 0x401055: 0f 31 (rdtsc): unsupported instruction"},
+		{"arm-runaway.o", "spin", "step budget of 100000 steps used up (runaway execution)"},
+		{"x86-fentry-runaway.o", "spin", "step budget of 100000 steps used up (runaway execution)"},
+	} {
+		file, fn, want := c.file, c.fn, c.want
+		arch, build, err := objectImage(filepath.Join(objFixtures, file), fn, "3,5,7,11", 1)
+		require.NoError(t, err, file)
+		img, err := build()
+		require.NoError(t, err)
+		name := "jmp-over"
+		if arch == kernel.X86 {
+			name = "text-poke-bp"
+		}
+		st, _ := patch.Lookup(arch, name)
+		err = objectPreflight(img, fn, st, objectStackWords)
+		if want == "" {
+			require.NoError(t, err, file)
+			continue
+		}
+		require.ErrorContains(t, err, want, file)
+	}
 }
