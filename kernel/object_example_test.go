@@ -17,18 +17,20 @@ func ExampleLinkObject() {
 	}
 	img := o.Image
 	fmt.Println("return lands at", img.Name(o.Return), "stubs", o.Stubs)
-	for _, s := range img.Sites[:3] {
-		fmt.Printf("site %s: %d bytes, rec->ip %s\n", img.Name(s.Addr), s.Len, img.Name(s.Call))
+	fmt.Println(len(img.Sites), "sites")
+	for _, s := range img.Sites {
+		if s.Func == "big" {
+			fmt.Printf("site %s: %d bytes, rec->ip %s\n", img.Name(s.Addr), s.Len, img.Name(s.Call))
+		}
 	}
 	for _, d := range img.Data {
 		fmt.Printf("%-8s %#x %d bytes\n", d.Name, d.Addr, len(d.Bytes))
 	}
 	// Output:
 	// return lands at worker+0x1c stubs [ext_fn]
-	// site leaf: 8 bytes, rec->ip leaf+0x4
-	// site sum_to: 8 bytes, rec->ip sum_to+0x4
+	// 11 sites
 	// site big+0x8: 8 bytes, rec->ip big+0xc
 	// .data    0x200000 32 bytes
 	// .bss     0x200020 4 bytes
-	// .rodata  0x200028 42 bytes
+	// .rodata  0x200028 60 bytes
 }

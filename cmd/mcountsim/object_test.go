@@ -35,7 +35,11 @@ func TestObjectImage(t *testing.T) {
 	img, err := build()
 	require.NoError(t, err)
 	require.NotEmpty(t, img.Sites)
-	require.Equal(t, "big+0x8", img.Name(img.Sites[2].Addr))
+	var names []string
+	for _, s := range img.Sites {
+		names = append(names, img.Name(s.Addr))
+	}
+	require.Contains(t, names, "big+0x8")
 
 	_, _, err = objectImage(filepath.Join(objFixtures, "x86-fentry-tls.o"), "tls", "1", 1)
 	require.ErrorContains(t, err, "relocation R_X86_64_TPOFF32 at .text+0x9")

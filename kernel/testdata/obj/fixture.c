@@ -80,3 +80,32 @@ int caller(int x, int y)
 {
 	return leaf(x, y) + sum_to(x & 7) + ext_fn(y) + use_data(y);
 }
+
+/* Pointers in data (R_ARM_ABS32, R_X86_64_64 in .data.rel.ro), calls
+ * through them, a tail call and a jump table. */
+int *const ptrs[2] = {&counter, &table[3]};
+int (*const ops[2])(int, int) = {leaf, branches};
+
+__attribute__((noinline)) int indirect(int x)
+{
+	return ops[x & 1](x, *ptrs[(x >> 1) & 1]);
+}
+
+__attribute__((noinline)) int tail(int x)
+{
+	return ext_fn(x + 1);
+}
+
+__attribute__((noinline)) int jump(int x, int y)
+{
+	switch (x) {
+	case 0: return y + 1;
+	case 1: return y * 7;
+	case 2: return y ^ 0x33;
+	case 3: return y - 100;
+	case 4: return y << 2;
+	case 5: return -y;
+	case 6: return y & 0x0f;
+	default: return 0;
+	}
+}

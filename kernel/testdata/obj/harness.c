@@ -14,6 +14,9 @@ int wide(int, int);
 int bytes(int);
 int branches(int, int);
 int caller(int, int);
+int indirect(int);
+int tail(int);
+int jump(int, int);
 
 int ext_fn(int x) { (void)x; return 0; }
 
@@ -45,6 +48,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(f, "bytes")) r = bytes(a[0]);
 	else if (!strcmp(f, "branches")) r = branches(a[0], a[1]);
 	else if (!strcmp(f, "caller")) r = caller(a[0], a[1]);
+	else if (!strcmp(f, "indirect")) r = indirect(a[0]);
+	else if (!strcmp(f, "tail")) r = tail(a[0]);
+	else if (!strcmp(f, "jump")) r = jump(a[0], a[1]);
 	else return 2;
 	printf("%d\n", r);
 	return 0;
