@@ -3,10 +3,11 @@ package explore
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcountsim/mcountsim/detect"
-	"github.com/mcountsim/mcountsim/sched"
 )
 
 // Verdict is the outcome of a check.
@@ -33,6 +34,17 @@ func (v Verdict) String() string {
 // MarshalText prints verdicts by name in JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
+// UnmarshalText parses a verdict name.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for i, n := range verdictNames {
+		if n != "" && n == string(b) {
+			*v = Verdict(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown verdict %q", b)
+}
+
 // ExitCode is the CLI exit status for v: 0 SAFE, 1 UNSAFE, 3 INCOMPLETE.
 func (v Verdict) ExitCode() int {
 	switch v {
@@ -54,12 +66,108 @@ type Options struct {
 	MaxStates int
 	// Timeout stops the search (INCOMPLETE) after this long (0: none).
 	Timeout time.Duration
+	// MaxMemory stops the search (INCOMPLETE) when the Go heap holds more
+	// than this many bytes (0: no limit). It is sampled every 10 ms.
+	MaxMemory int64
 	// Reduction selects the state-space reduction (default ReduceFull).
 	// The weaker ones exist to test the stronger: only small scenarios
 	// finish without them.
 	Reduction Reduction
 	// Context, when set, cancels the search (INCOMPLETE).
 	Context context.Context
+
+	// Search is the search mode (default Exhaustive).
+	Search Search
+	// Runs is the number of runs of the PCT and random searches (default
+	// 1000).
+	Runs int
+	// Depth is the bug depth d that PCT targets (default 3): it changes
+	// priorities at d-1 random steps of each run.
+	Depth int
+	// Seed seeds the PCT and random searches (run i uses the seed and i).
+	Seed uint64
+	// Workers is the number of goroutines that search (default: all CPUs,
+	// runtime.GOMAXPROCS(0)). The result does not depend on it.
+	Workers int
+	// Shard restricts an exhaustive search to a deterministic part of its
+	// space; the zero value is the whole space. Merge combines the parts.
+	Shard Shard
+	// Progress, when set, is called about every ProgressEvery (default 1 s)
+	// from a goroutine of its own while the search runs, and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Search is a search mode.
+type Search uint8
+
+const (
+	// Exhaustive: every schedule within the preemption bound, bounds in
+	// increasing order (iterative preemption bounding).
+	Exhaustive Search = iota
+	// PCT: probabilistic concurrency testing (Burckhardt et al., ASPLOS
+	// 2010): random task priorities and Depth-1 random priority change
+	// points per run. Never SAFE.
+	PCT
+	// Random: each run picks an option uniformly at random at every step.
+	// Never SAFE.
+	Random
+)
+
+var searchNames = [...]string{"exhaustive", "pct", "random"}
+
+func (s Search) String() string {
+	if int(s) < len(searchNames) {
+		return searchNames[s]
+	}
+	return fmt.Sprintf("Search(%d)", s)
+}
+
+// ParseSearch returns the search mode named s.
+func ParseSearch(s string) (Search, error) {
+	for i, n := range searchNames {
+		if n == s {
+			return Search(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown search %q (want exhaustive, pct or random)", s)
+}
+
+// Shard is part Index (0-based) of Count parts of an exhaustive search.
+type Shard struct {
+	Index, Count int
+}
+
+// Whole reports whether s is the whole search.
+func (s Shard) Whole() bool { return s.Count <= 1 }
+
+func (s Shard) String() string {
+	if s.Whole() {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// ParseShard parses "i/n" with 0 <= i < n.
+func ParseShard(text string) (Shard, error) {
+	a, b, ok := strings.Cut(text, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("bad shard %q (want i/n with 0 <= i < n, e.g. 0/4)", text)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	Elapsed     time.Duration
+	States      int64 // distinct states so far (runs, for PCT and random)
+	Transitions int64
+	Runs        int64
+	Bound       int // bound being searched (exhaustive)
+	Done, Total int // subtrees of the frontier finished, in all (runs, for PCT and random)
+	Minimizing  bool
 }
 
 // Reduction is a state-space reduction of the exhaustive search.
@@ -77,8 +185,8 @@ const (
 )
 
 var reductionNames = [...]string{
-	"partial-order reduction of thread-local steps + visited-state set (128-bit hashes, fewest preemptions kept per state)",
-	"visited-state set (128-bit hashes, fewest preemptions kept per state)",
+	"partial-order reduction of thread-local steps + visited set of (state, preemptions used) (128-bit hashes)",
+	"visited set of (state, preemptions used) (128-bit hashes)",
 	"none",
 }
 
@@ -108,6 +216,13 @@ type Space struct {
 	Reduction   string `json:"reduction"`
 	BoundsDone  int    `json:"bounds_done"` // bounds 0..BoundsDone-1 were exhausted
 	Description string `json:"description"`
+	Search      string `json:"search"`
+	Shard       string `json:"shard,omitempty"` // "i/n": this result covers part i of n
+	// Frontier is the number of subtrees the exhaustive search split the
+	// last bound it searched into (the unit of parallel work and of shards).
+	Frontier int `json:"frontier,omitempty"`
+	// Coverage says what was covered when a budget ran out.
+	Coverage string `json:"coverage,omitempty"`
 }
 
 // Result is the outcome of Check or Replay.
@@ -124,303 +239,64 @@ type Result struct {
 	Preemptions int             `json:"preemptions"`
 	Steps       int             `json:"steps"` // length of the replayed run
 	Reason      string          `json:"reason,omitempty"`
-	Elapsed     time.Duration   `json:"elapsed_ns"`
-	Replay      *Run            `json:"run,omitempty"`
+	PCT         *PCTBound       `json:"pct,omitempty"`
+	// Subtrees counts the frontier subtrees this search was given, over
+	// every bound it searched: the shards of one split add up to the
+	// unsharded figure exactly (the states and runs of shards overlap,
+	// since subtrees merge).
+	Subtrees int           `json:"subtrees,omitempty"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	Replay   *Run          `json:"run,omitempty"`
+	// FoundSteps is the length of the counterexample as a worker first
+	// met it, before minimization (not in JSON: it depends on timing).
+	FoundSteps int `json:"-"`
+	// TableBytes is the largest visited-set memory in use at once (not in
+	// JSON: it depends on how subtrees fell to workers).
+	TableBytes int64 `json:"-"`
 }
 
-type searcher struct {
-	opts      Options
-	sc        Scenario
-	visited   map[[2]uint64]int8
-	states    int
-	trans     int
-	runs      int
-	deadline  time.Time
-	stop      string // why the search stopped early
-	found     []int32
-	path      []int32
-	pool      []*sched.Machine
-	bufs      [][]sched.Action
-	checkN    int
-	best      []int32
-	depthSeen map[[2]uint64]int32
-}
-
-// Check explores sc within opts and returns the verdict.
-func Check(sc Scenario, opts Options) (*Result, error) {
-	sc = sc.WithDefaults()
-	start := time.Now()
-	if opts.Bound < 0 {
-		return nil, fmt.Errorf("bound must be >= 0, got %d", opts.Bound)
-	}
-	if _, err := sc.Build(opts.Bound, false, !opts.Reduction.por()); err != nil {
-		return nil, err
-	}
-	res := &Result{Mode: "check", Space: space(sc, opts)}
-	s := &searcher{opts: opts, sc: sc}
-	if opts.Timeout > 0 {
-		s.deadline = start.Add(opts.Timeout)
-	}
-	for b := 0; b <= opts.Bound; b++ {
-		m, err := sc.Build(b, false, !opts.Reduction.por())
-		if err != nil {
-			return nil, err
-		}
-		s.visited = map[[2]uint64]int8{}
-		s.path = s.path[:0]
-		s.dfs(m, 0)
-		if s.found != nil {
-			res.Space.BoundsDone = b
-			s.minimize(m0(sc, b, opts))
-			break
-		}
-		if s.stop != "" {
-			res.Reason = fmt.Sprintf("%s: exhaustive through bound %d; bound %d not finished", s.stop, b-1, b)
-			if b == 0 {
-				res.Reason = fmt.Sprintf("%s during bound 0", s.stop)
-			}
-			break
-		}
-		res.Space.BoundsDone = b + 1
-	}
-	res.States, res.Transitions, res.Runs = s.states, s.trans, s.runs
-	switch {
-	case s.found != nil:
-		res.Verdict = Unsafe
-		res.Schedule = fromPath(s.found).String()
-		run, err := replay(sc, fromPath(s.found), opts.Bound, true, !opts.Reduction.por())
-		if err != nil {
-			return nil, fmt.Errorf("internal error: counterexample does not replay: %v", err)
-		}
-		res.Replay = run
-		res.Hazards = run.Hazards
-		if len(run.Hazards) > 0 {
-			h := run.Hazards[0]
-			res.Hazard = &h
-		}
-		res.Preemptions, res.Steps = run.Preemptions, run.Steps
-	case s.stop != "":
-		res.Verdict = Incomplete
-	default:
-		res.Verdict = Safe
-		res.Space.Exhaustive = true
-	}
-	res.Space.Description = describe(res)
-	res.Elapsed = time.Since(start)
-	return res, nil
+// PCTBound is the guarantee of a PCT search: each run finds a hazard of
+// depth Depth with probability at least 1/(N·K^(Depth-1)).
+type PCTBound struct {
+	Runs        int     `json:"runs"`
+	Depth       int     `json:"depth"`
+	Seed        uint64  `json:"seed"`
+	N           int     `json:"n"` // tasks (workers and the patcher)
+	K           int     `json:"k"` // steps of a run, as sampled
+	Probability float64 `json:"probability"`
+	// Miss is the probability that Runs runs all miss such a hazard.
+	Miss float64 `json:"miss_probability"`
+	Text string  `json:"text"`
 }
 
 func space(sc Scenario, opts Options) Space {
 	red := opts.Reduction.String()
-	return Space{
+	sp := Space{
 		Scenario: sc.String(), Bound: opts.Bound, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
 		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Reduction: red,
+		Search: opts.Search.String(), Shard: opts.Shard.String(),
 	}
+	if opts.Search != Exhaustive {
+		sp.Reduction = "none (sampled runs)"
+	}
+	return sp
 }
 
 func describe(r *Result) string {
 	sp := r.Space
 	base := fmt.Sprintf("preemption bound %d, preempt %s, %d cpus, %d tasks, %d iterations, %d toggles",
 		sp.Bound, sp.Preempt, sp.CPUs, sp.Tasks, sp.Iterations, sp.Toggles)
-	switch r.Verdict {
-	case Safe:
-		return "every schedule within " + base + " (exhaustive)"
-	case Unsafe:
+	switch {
+	case r.Verdict == Unsafe:
 		return fmt.Sprintf("a hazard within %s, found with %d preemption(s)", base, r.Preemptions)
+	case r.Verdict == Safe && sp.Shard != "":
+		return fmt.Sprintf("every schedule of shard %s within %s (exhaustive in this shard; merge all shards for a verdict)", sp.Shard, base)
+	case r.Verdict == Safe:
+		return "every schedule within " + base + " (exhaustive)"
+	case r.PCT != nil:
+		return fmt.Sprintf("no hazard in %d %s runs within %s; %s", r.Runs, sp.Search, base, r.PCT.Text)
+	case sp.Search != Exhaustive.String():
+		return fmt.Sprintf("no hazard in %d %s runs within %s", r.Runs, sp.Search, base)
 	}
 	return "not exhausted: " + base + "; " + r.Reason
-}
-
-// budget reports whether the search must stop.
-func (s *searcher) budget() bool {
-	if s.stop != "" {
-		return true
-	}
-	if s.opts.MaxStates > 0 && s.states >= s.opts.MaxStates {
-		s.stop = fmt.Sprintf("state budget of %d used up", s.opts.MaxStates)
-		return true
-	}
-	s.checkN++
-	if s.checkN&1023 == 0 {
-		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
-			s.stop = fmt.Sprintf("timeout of %v reached", s.opts.Timeout)
-			return true
-		}
-		if s.opts.Context != nil && s.opts.Context.Err() != nil {
-			s.stop = "cancelled"
-			return true
-		}
-	}
-	return false
-}
-
-func (s *searcher) machine(depth int) *sched.Machine {
-	for len(s.pool) <= depth {
-		s.pool = append(s.pool, nil)
-	}
-	if s.pool[depth] == nil {
-		s.pool[depth] = &sched.Machine{}
-	}
-	return s.pool[depth]
-}
-
-func (s *searcher) options(depth int, m *sched.Machine) []sched.Action {
-	for len(s.bufs) <= depth {
-		s.bufs = append(s.bufs, make([]sched.Action, 0, 16))
-	}
-	s.bufs[depth] = m.Options(s.bufs[depth])
-	return s.bufs[depth]
-}
-
-// seen reports whether m's state was already explored with at most as many
-// preemptions used, and records it otherwise.
-func (s *searcher) seen(m *sched.Machine) bool {
-	if s.opts.Reduction == ReduceNone {
-		s.states++
-		return false
-	}
-	h := m.Hash()
-	p := int8(m.Preemptions())
-	if old, ok := s.visited[h]; ok && old <= p {
-		return true
-	}
-	s.visited[h] = p
-	s.states++
-	return false
-}
-
-// dfs explores every continuation of m (owned by this depth). It follows
-// single-option steps in place and branches where there is a choice.
-func (s *searcher) dfs(m *sched.Machine, depth int) {
-	for {
-		if s.found != nil || s.budget() {
-			return
-		}
-		opts := s.options(depth, m)
-		if len(opts) == 0 {
-			if !m.Done() {
-				// Nothing can run but the run is not over: a deadlock.
-				m.Deadlock()
-				s.found = append([]int32(nil), s.path...)
-				return
-			}
-			s.runs++
-			return
-		}
-		if len(opts) == 1 {
-			// No choice here: step in place. The visited set is consulted
-			// only where the search branches; merges happen there.
-			m.Apply(opts[0])
-			s.trans++
-			s.path = append(s.path, 0)
-			if len(m.Hazards()) > 0 {
-				s.found = append([]int32(nil), s.path...)
-				return
-			}
-			continue
-		}
-		// The visited set is consulted where the search branches: runs
-		// that merge meet again at the next choice.
-		if s.seen(m) {
-			return
-		}
-		mark := len(s.path)
-		for i := range opts {
-			child := s.machine(depth + 1)
-			child.CopyFrom(m)
-			child.Apply(s.bufs[depth][i])
-			s.trans++
-			s.path = append(s.path[:mark], int32(i))
-			if len(child.Hazards()) > 0 {
-				s.found = append([]int32(nil), s.path...)
-				return
-			}
-			s.dfs(child, depth+1)
-			if s.found != nil || s.stop != "" {
-				return
-			}
-		}
-		return
-	}
-}
-
-func m0(sc Scenario, bound int, opts Options) *sched.Machine {
-	m, _ := sc.Build(bound, false, !opts.Reduction.por())
-	return m
-}
-
-// minimize looks for a shorter counterexample than s.found with the same
-// preemption bound: a depth-first branch and bound in which a state is
-// revisited only when reached in fewer steps (states are keyed with their
-// preemptions used, so a shorter path that used more preemptions does not
-// hide a longer one that used fewer). The search budget applies; when it
-// runs out the best counterexample so far stands.
-func (s *searcher) minimize(m *sched.Machine) {
-	if s.opts.Reduction == ReduceNone || m == nil {
-		return
-	}
-	s.best = s.found
-	s.found = nil
-	s.depthSeen = map[[2]uint64]int32{}
-	s.path = s.path[:0]
-	s.dfsMin(m, 0)
-	s.found = s.best
-	s.depthSeen = nil
-}
-
-func (s *searcher) dfsMin(m *sched.Machine, depth int) {
-	for {
-		if s.stop != "" || len(s.path) >= len(s.best)-1 || s.budget() {
-			return
-		}
-		opts := s.options(depth, m)
-		if len(opts) == 0 {
-			return
-		}
-		mark := len(s.path)
-		if len(opts) == 1 {
-			m.Apply(opts[0])
-			s.trans++
-			s.path = append(s.path, 0)
-			if len(m.Hazards()) > 0 {
-				s.best = append([]int32(nil), s.path...)
-				return
-			}
-			if s.seenAt(m) {
-				return
-			}
-			continue
-		}
-		for i := range opts {
-			if len(s.path[:mark]) >= len(s.best)-1 {
-				return
-			}
-			child := s.machine(depth + 1)
-			child.CopyFrom(m)
-			child.Apply(s.bufs[depth][i])
-			s.trans++
-			s.path = append(s.path[:mark], int32(i))
-			if len(child.Hazards()) > 0 {
-				s.best = append([]int32(nil), s.path...)
-				continue
-			}
-			if !s.seenAt(child) {
-				s.dfsMin(child, depth+1)
-			}
-		}
-		return
-	}
-}
-
-// seenAt reports whether m's state (with its preemptions used) was already
-// reached in as few steps, and records the step count otherwise.
-func (s *searcher) seenAt(m *sched.Machine) bool {
-	h := m.Hash()
-	h[1] ^= uint64(m.Preemptions()) * 0x9e3779b97f4a7c15
-	d := int32(m.Steps())
-	if old, ok := s.depthSeen[h]; ok && old <= d {
-		return true
-	}
-	s.depthSeen[h] = d
-	return false
 }

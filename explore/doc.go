@@ -18,16 +18,20 @@
 // shadow call stack (and site-pass record in strict mode), every stack byte
 // and the register each stack word was written from, the CPUs, the run
 // queue, the patcher's progress and the waits in flight. What happens next
-// depends only on that state and on the preemptions still allowed; the step
-// counter and recorded traces do not influence any later step. So two paths
-// that reach the same state have the same futures, except that the one with
-// fewer preemptions used has more of them: the visited set keeps, per state,
-// the fewest preemptions it was reached with, and a state is explored again
-// when it is reached with fewer. Hazards are checked on every step before
+// depends only on that state and on the preemptions used (which decide the
+// preemptions still offered); the step counter and recorded traces do not
+// influence any later step. The visited set is keyed by the pair (state,
+// preemptions used), so two paths that reach the same key have exactly the
+// same futures, and exploring the second would repeat the first: pruning it
+// loses no run, hence no hazard. Hazards are checked on every step before
 // the visited-set lookup, so a pruned path has already had its hazards
 // checked up to the merge point, and its continuations are the explored
-// ones. States are identified by a 128-bit hash (two independent 64-bit
-// lanes), not stored: a collision would merge two different states, with a
+// ones. (Keying by the state alone and keeping the fewest preemptions would
+// prune a little more, 2-7% on the seed scenarios, but the work done would
+// then depend on which path reaches a state first, and with parallel
+// workers on timing; with the pair each key is expanded exactly once.)
+// States are identified by a 128-bit hash (two independent 64-bit lanes),
+// not stored: a collision would merge two different states, with a
 // probability below 2^-100 for the state counts mcountsim reaches.
 //
 // The machine's partial-order reduction: a worker whose next instruction
@@ -50,6 +54,69 @@
 // Options.Reduction selects weaker searches: ReduceStates (visited set, no
 // partial-order reduction) and ReduceNone (every sequence of options). Tests
 // compare all three on small scenarios.
+//
+// # Parallel search, and why its result does not depend on the workers
+//
+// Each bound is split into a frontier: the branching points are expanded
+// level by level, in option order, until there are at least 256 subtrees
+// (a constant, not a function of the number of workers). The workers
+// (Options.Workers, default all CPUs; each builds its own machine, since a
+// Machine lineage shares its decode cache) take subtrees in order and
+// search them depth first with one visited set shared by all, cut into 256
+// locked parts. A key is claimed by the first worker to reach it and
+// expanded by that worker only. Every reachable key is reached (by the
+// argument above), and expanded exactly once; the steps from a key to the
+// next branching point or to the end of a run depend on the key only. So
+// the counts of a finished bound (branching states, steps, complete runs)
+// are the same for any number of workers and any timing. A hazard stops
+// the bound at once; which hazard a worker meets first depends on timing,
+// so the counts of an UNSAFE result are those of the bounds finished before
+// it, and the counterexample is made canonical by minimization.
+//
+// # Counterexamples
+//
+// Every counterexample is shrunk to the fewest preemptions, then to the
+// fewest steps: iterative bounding finds none with fewer preemptions than
+// the bound b it is found in (so it has exactly b); then a depth-first
+// branch and bound at bound b finds the shortest length L, and a depth-first
+// search cut at L returns the first run, in option order, of length L that
+// reaches a hazard. That run depends on the scenario and b only: were a
+// state on it pruned because an earlier path reached it in no more steps,
+// that path followed by the rest of the run would be a run to a hazard as
+// short and earlier in option order. PCT and random searches shrink their
+// counterexample the same way, after searching the bounds below its
+// preemptions exhaustively. The shrunk run replays to its hazard (Check
+// replays it to build the report).
+//
+// # PCT and random search
+//
+// Options.Search selects PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte:
+// "A Randomized Scheduler with Probabilistic Guarantees of Finding Bugs",
+// ASPLOS 2010) or uniform random choices. PCT gives the n tasks (workers and
+// the patcher; a stopper acts for the patcher) random distinct priorities
+// d..d+n-1, picks d-1 change points uniformly in 1..k, where k is the
+// length of the default run, and always takes the option that runs the
+// task of highest priority (a preemption only for a task of higher priority
+// than the one it preempts); at change point i the task about to run drops
+// to priority d-i. A run then finds a given hazard of depth d with
+// probability at least 1/(n·k^(d-1)); the result states that bound with the
+// measured n and k. Run i draws from a generator seeded with (Seed, i), and
+// the result is that of the lowest-numbered run that reaches a hazard, so
+// runs spread over workers give the same result. A sampling search is never
+// SAFE: without a hazard it is INCOMPLETE ("no hazard in N runs").
+//
+// # Budgets and shards
+//
+// MaxStates, Timeout, MaxMemory and Context stop a search; the verdict is
+// then INCOMPLETE, never SAFE, and Space.Coverage says what was covered
+// ("exhaustive through bound 1; bound 2: 41% of frontier (105 of 256
+// subtrees)"). Options.Shard makes an exhaustive search take only the
+// subtrees i, i+n, i+2n, … of every bound's frontier: the shards of one
+// split cover each subtree exactly once (Result.Subtrees adds up), and the
+// verdict of the whole is UNSAFE if any shard is, SAFE only if every shard
+// is. Shards cannot share a visited set, so their states and runs overlap
+// where subtrees merge: their sums exceed the unsharded counts (command
+// mcountsim merge combines shard results).
 //
 // # Schedules
 //

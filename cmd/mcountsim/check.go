@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,16 @@ Examples:
   # re-run the counterexample that check printed
   mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,14:1
 
+  # probabilistic concurrency testing: 1000 runs, bug depth 3, fixed seed
+  mcountsim check --strategy nop-nop --search pct --runs 1000 --depth 3 --seed 1
+
+  # budgets (INCOMPLETE, exit 3, when one runs out) and progress on stderr
+  mcountsim check --strategy jmp-over --tasks 3 --bound 3 --timeout 10m --max-memory 2GiB --progress
+
+  # one shard of three (e.g. on three machines), then one verdict
+  mcountsim check --strategy jmp-over --tasks 3 --shard 0/3 --json > shard-0.json
+  mcountsim merge shard-*.json
+
 Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 `
 
@@ -36,6 +47,12 @@ type checkFlags struct {
 	maxStates                                                 int
 	timeout                                                   time.Duration
 	json, strict                                              bool
+
+	// check only: the search.
+	search, shard, maxMemory string
+	runs, depth, workers     int
+	seed                     uint64
+	progress                 bool
 }
 
 func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
@@ -67,6 +84,15 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
 	if replay {
 		fs.StringVar(&f.schedule, "schedule", "", "the schedule to replay, as printed by check (required)")
+	} else {
+		fs.StringVar(&f.search, "search", "exhaustive", "search mode: exhaustive, pct or random")
+		fs.IntVar(&f.runs, "runs", explore.DefaultRuns, "runs of a pct or random search")
+		fs.IntVar(&f.depth, "depth", explore.DefaultDepth, "bug depth d that pct targets (d-1 priority change points per run)")
+		fs.Uint64Var(&f.seed, "seed", 1, "seed of a pct or random search")
+		fs.IntVar(&f.workers, "workers", 0, "goroutines that search (0: all CPUs); the result does not depend on it")
+		fs.StringVar(&f.shard, "shard", "", "explore only part `i/n` (0 <= i < n) of the exhaustive space; combine with mcountsim merge")
+		fs.StringVar(&f.maxMemory, "max-memory", "", "stop (INCOMPLETE) when the heap exceeds this `size`, e.g. 512MiB or 2GiB (default: no limit)")
+		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -95,6 +121,11 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	if replay {
 		res, err = explore.Replay(sc, f.schedule, opts)
 	} else {
+		if f.progress || isTerminal(stderr) {
+			p := newProgressPrinter(stderr, isTerminal(stderr))
+			opts.Progress = p.print
+			defer p.end()
+		}
 		res, err = explore.Check(sc, opts)
 	}
 	if err != nil {
@@ -188,7 +219,90 @@ func scenarioFrom(f checkFlags, set map[string]bool) (explore.Scenario, explore.
 	sc = explore.Scenario{Arch: arch, Strategy: st, Preempt: pre, CPUs: f.cpus, Tasks: f.tasks, Iterations: f.iterations,
 		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict}
 	opts = explore.Options{Bound: f.bound, MaxStates: f.maxStates, Timeout: f.timeout}
+	if err := searchFlags(f, set, &opts); err != nil {
+		return sc, opts, err
+	}
 	return sc, opts, nil
+}
+
+// searchFlags fills in the search options of check.
+func searchFlags(f checkFlags, set map[string]bool, opts *explore.Options) error {
+	if f.search == "" {
+		return nil // replay
+	}
+	mode, err := explore.ParseSearch(f.search)
+	if err != nil {
+		return fmt.Errorf("--search: %v", err)
+	}
+	opts.Search = mode
+	switch {
+	case f.workers < 0 || f.workers > 4096:
+		return fmt.Errorf("--workers must be 0..4096, got %d", f.workers)
+	case f.runs < 1 || f.runs > 1<<30:
+		return fmt.Errorf("--runs must be 1..%d, got %d", 1<<30, f.runs)
+	case f.depth < 1 || f.depth > 64:
+		return fmt.Errorf("--depth must be 1..64, got %d", f.depth)
+	}
+	opts.Workers = f.workers
+	if mode == explore.Exhaustive {
+		for _, name := range []string{"runs", "depth", "seed"} {
+			if set[name] {
+				return fmt.Errorf("--%s applies to --search pct or random", name)
+			}
+		}
+	} else {
+		if set["shard"] {
+			return errors.New("--shard applies to --search exhaustive")
+		}
+		if mode == explore.Random && set["depth"] {
+			return errors.New("--depth applies to --search pct")
+		}
+		opts.Runs, opts.Depth, opts.Seed = f.runs, f.depth, f.seed
+	}
+	if f.shard != "" {
+		sh, err := explore.ParseShard(f.shard)
+		if err != nil {
+			return fmt.Errorf("--shard: %v", err)
+		}
+		opts.Shard = sh
+	}
+	if f.maxMemory != "" {
+		n, err := parseSize(f.maxMemory)
+		if err != nil {
+			return fmt.Errorf("--max-memory: %v", err)
+		}
+		opts.MaxMemory = n
+	}
+	return nil
+}
+
+// parseSize parses a byte count: a number with an optional unit B, K/KiB,
+// M/MiB, G/GiB, T/TiB (powers of 1024; KB, MB, GB, TB are powers of 1000).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToUpper(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("bad size %q (want e.g. 512MiB or 2GiB)", s)
+	}
+	mult := map[string]float64{"": 1, "B": 1,
+		"K": 1 << 10, "KI": 1 << 10, "KIB": 1 << 10, "KB": 1e3,
+		"M": 1 << 20, "MI": 1 << 20, "MIB": 1 << 20, "MB": 1e6,
+		"G": 1 << 30, "GI": 1 << 30, "GIB": 1 << 30, "GB": 1e9,
+		"T": 1 << 40, "TI": 1 << 40, "TIB": 1 << 40, "TB": 1e12}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, fmt.Errorf("bad size %q: unknown unit %q", s, t[i:])
+	}
+	n := v * m
+	if n < 1 || n > 1<<62 {
+		return 0, fmt.Errorf("bad size %q: want 1 byte to 4 EiB", s)
+	}
+	return int64(n), nil
 }
 
 // loadStrategyFile reads a scenario file; its config lines fill in the

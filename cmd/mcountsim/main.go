@@ -56,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runStrategies(args[1:], stdout, stderr)
 	case "sites":
 		return runSites(args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

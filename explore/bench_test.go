@@ -1,0 +1,60 @@
+package explore
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// BenchmarkCheckSeed times the seed scenarios to their verdicts with the
+// default search (all CPUs), and reports the search's speed (states/s,
+// steps/s: simulated instructions and scheduler actions per second) and the
+// visited set's memory per state (bytes/state).
+//
+//	go test -run '^$' -bench CheckSeed -benchtime 3x ./explore
+func BenchmarkCheckSeed(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		tasks   int
+		bound   int
+		workers int
+		want    Verdict
+	}{
+		{"nop-nop", 2, 2, 0, Unsafe},
+		{"jmp-over", 2, 2, 0, Safe},
+		{"jmp-over", 3, 2, 1, Safe},
+		{"jmp-over", 3, 2, 2, Safe},
+		{"jmp-over", 3, 3, 0, Safe},
+	} {
+		w := c.workers
+		if w == 0 {
+			w = runtime.GOMAXPROCS(0)
+		}
+		b.Run(fmt.Sprintf("%s/tasks=%d/bound=%d/workers=%d", c.name, c.tasks, c.bound, w), func(b *testing.B) {
+			sc := Scenario{Strategy: builtin(b, c.name), Tasks: c.tasks}
+			var states, trans int
+			var table int64
+			var elapsed time.Duration
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				res, err := Check(sc, Options{Bound: c.bound, Workers: c.workers})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Verdict != c.want {
+					b.Fatalf("verdict %v, want %v", res.Verdict, c.want)
+				}
+				states, trans, table = res.States, res.Transitions, res.TableBytes
+				elapsed += res.Elapsed
+			}
+			sec := elapsed.Seconds() / float64(b.N)
+			b.ReportMetric(float64(states), "states")
+			b.ReportMetric(float64(states)/sec, "states/s")
+			b.ReportMetric(float64(trans)/sec, "steps/s")
+			if states > 0 {
+				b.ReportMetric(float64(table)/float64(states), "bytes/state")
+			}
+		})
+	}
+}

@@ -1,0 +1,684 @@
+package explore
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+// frontierTarget is how many subtrees the exhaustive search splits each
+// bound into (at least, when the space is that wide). It is a constant, not
+// a function of the number of workers, so that the subtrees, and with them
+// every count and the counterexample, are the same for any number of
+// workers and any partition into shards.
+const frontierTarget = 256
+
+// frontierLevels caps the depth (in branching points) of the split.
+const frontierLevels = 64
+
+// Check explores sc within opts and returns the verdict.
+func Check(sc Scenario, opts Options) (*Result, error) {
+	sc = sc.WithDefaults()
+	start := time.Now()
+	if opts.Bound < 0 {
+		return nil, fmt.Errorf("bound must be >= 0, got %d", opts.Bound)
+	}
+	if opts.Shard.Count > 1 && opts.Search != Exhaustive {
+		return nil, fmt.Errorf("shards apply to the exhaustive search only")
+	}
+	if opts.Shard.Count > 1 && (opts.Shard.Index < 0 || opts.Shard.Index >= opts.Shard.Count) {
+		return nil, fmt.Errorf("bad shard %d/%d", opts.Shard.Index, opts.Shard.Count)
+	}
+	if _, err := sc.Build(opts.Bound, false, !opts.Reduction.por()); err != nil {
+		return nil, err
+	}
+	if opts.Runs <= 0 {
+		opts.Runs = DefaultRuns
+	}
+	if opts.Depth <= 0 {
+		opts.Depth = DefaultDepth
+	}
+	e := newEngine(sc, opts, start)
+	defer e.close()
+	var res *Result
+	var err error
+	switch opts.Search {
+	case Exhaustive:
+		res, err = e.exhaustive()
+	case PCT, Random:
+		res, err = e.sample()
+	default:
+		return nil, fmt.Errorf("unknown search mode %v", opts.Search)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	e.report()
+	return res, nil
+}
+
+// engine is the state shared by the workers of one check: budgets, the
+// stop flag, the progress counters.
+type engine struct {
+	sc    Scenario
+	opts  Options
+	start time.Time
+
+	stopped atomic.Pointer[string] // why the search stopped early
+	states  atomic.Int64
+	trans   atomic.Int64
+	runs    atomic.Int64
+	done    atomic.Int64 // frontier subtrees (or sampled runs) finished
+	total   atomic.Int64
+	bound   atomic.Int64
+	minim   atomic.Bool
+	peak    atomic.Int64 // largest visited set of a finished bound, in bytes
+	tab     *shared      // the visited set of the bound being searched
+
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newEngine(sc Scenario, opts Options, start time.Time) *engine {
+	e := &engine{sc: sc, opts: opts, start: start, quit: make(chan struct{})}
+	if opts.Timeout > 0 || opts.Context != nil || opts.MaxMemory > 0 || opts.Progress != nil {
+		e.wg.Add(1)
+		go e.monitor()
+	}
+	return e
+}
+
+func (e *engine) close() {
+	close(e.quit)
+	e.wg.Wait()
+}
+
+func (e *engine) stop(why string) { e.stopped.CompareAndSwap(nil, &why) }
+
+// reason is why the search stopped, or "".
+func (e *engine) reason() string {
+	if p := e.stopped.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (e *engine) workers() int {
+	if e.opts.Workers > 0 {
+		return e.opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// monitor enforces the time and memory budgets and reports progress.
+func (e *engine) monitor() {
+	defer e.wg.Done()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	every := e.opts.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	next := e.start.Add(every)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var ctxDone <-chan struct{}
+	if e.opts.Context != nil {
+		ctxDone = e.opts.Context.Done()
+	}
+	for {
+		select {
+		case <-e.quit:
+			return
+		case <-ctxDone:
+			e.stop("cancelled")
+			ctxDone = nil
+		case now := <-tick.C:
+			if e.opts.Timeout > 0 && now.Sub(e.start) >= e.opts.Timeout {
+				e.stop(fmt.Sprintf("timeout of %v reached", e.opts.Timeout))
+			}
+			if e.opts.MaxMemory > 0 {
+				metrics.Read(sample)
+				if used := int64(sample[0].Value.Uint64()); used > e.opts.MaxMemory {
+					e.stop(fmt.Sprintf("memory budget of %s used up (heap %s)", mib(e.opts.MaxMemory), mib(used)))
+				}
+			}
+			if e.opts.Progress != nil && now.After(next) {
+				next = now.Add(every)
+				e.opts.Progress(e.progress())
+			}
+		}
+	}
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func (e *engine) progress() Progress {
+	return Progress{Elapsed: time.Since(e.start), States: e.states.Load(), Transitions: e.trans.Load(), Runs: e.runs.Load(),
+		Bound: int(e.bound.Load()), Done: int(e.done.Load()), Total: int(e.total.Load()), Minimizing: e.minim.Load()}
+}
+
+// report sends the final progress line.
+func (e *engine) report() {
+	if e.opts.Progress != nil {
+		e.opts.Progress(e.progress())
+	}
+}
+
+// item is one subtree of the frontier: the options that lead to it from
+// the initial state. A hazard item ends at a hazard found while splitting.
+type item struct {
+	path   []int32
+	hazard bool
+}
+
+// exhaustive runs iterative preemption bounding; each bound is split into
+// a frontier of subtrees that the workers search with one shared visited
+// set.
+func (e *engine) exhaustive() (*Result, error) {
+	sc, opts := e.sc, e.opts
+	res := &Result{Mode: "check", Space: space(sc, opts)}
+	var found []int32
+	foundBound := -1
+	var states, trans, runs int64
+	for b := 0; b <= opts.Bound; b++ {
+		e.bound.Store(int64(b))
+		e.tab = newShared()
+		s0, t0, r0 := e.states.Load(), e.trans.Load(), e.runs.Load()
+		items, err := e.frontier(b)
+		if err != nil {
+			return nil, err
+		}
+		res.Space.Frontier = len(items)
+		// This shard's items: every Count-th, from Index.
+		var mine []int
+		for i := range items {
+			if opts.Shard.Whole() || i%opts.Shard.Count == opts.Shard.Index {
+				mine = append(mine, i)
+			}
+		}
+		e.done.Store(0)
+		e.total.Store(int64(len(mine)))
+		res.Subtrees += len(mine)
+		f, ndone, err := e.searchItems(b, items, mine)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			found, foundBound = f, b
+			res.Space.BoundsDone = b
+			break
+		}
+		if why := e.reason(); why != "" {
+			pct := 0.0
+			if len(mine) > 0 {
+				pct = 100 * float64(ndone) / float64(len(mine))
+			}
+			cov := fmt.Sprintf("bound %d: %.0f%% of frontier (%d of %d subtrees)", b, pct, ndone, len(mine))
+			if b > 0 {
+				cov = fmt.Sprintf("exhaustive through bound %d; %s", b-1, cov)
+			}
+			res.Space.Coverage = cov
+			res.Reason = why + ": " + cov
+			states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
+			break
+		}
+		// A finished bound: its counts are exact (every state with its
+		// preemptions expanded once), so they are kept.
+		states += e.states.Load() - s0
+		trans += e.trans.Load() - t0
+		runs += e.runs.Load() - r0
+		if tb := e.tab.bytes(); tb > e.peak.Load() {
+			e.peak.Store(tb)
+		}
+		res.Space.BoundsDone = b + 1
+	}
+	e.tab = nil
+	res.States, res.Transitions, res.Runs = int(states), int(trans), int(runs)
+	res.TableBytes = e.peak.Load()
+	switch {
+	case found != nil:
+		return e.unsafe(res, found, foundBound)
+	case e.reason() != "":
+		res.Verdict = Incomplete
+	default:
+		res.Verdict = Safe
+		res.Space.Exhaustive = opts.Shard.Whole()
+	}
+	res.Space.Description = describe(res)
+	return res, nil
+}
+
+// unsafe minimizes a counterexample found at bound and fills in res. The
+// counts are those of the bounds searched to the end (the bound in which
+// the hazard was found was cut short where the first worker met one, a
+// point that depends on timing).
+func (e *engine) unsafe(res *Result, found []int32, bound int) (*Result, error) {
+	sc, opts := e.sc, e.opts
+	res.FoundSteps = len(found)
+	if opts.Reduction != ReduceNone && e.reason() == "" {
+		m, err := sc.Build(bound, false, !opts.Reduction.por())
+		if err != nil {
+			return nil, err
+		}
+		w := e.newWorker()
+		e.minim.Store(true)
+		found = w.minimize(m, found)
+		e.minim.Store(false)
+	}
+	return e.unsafeAt(res, found, bound)
+}
+
+// unsafeAt fills in res for the counterexample path of the machine of bound.
+func (e *engine) unsafeAt(res *Result, found []int32, bound int) (*Result, error) {
+	sc, opts := e.sc, e.opts
+	found, err := retarget(sc, found, bound, opts.Bound, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Verdict = Unsafe
+	res.Schedule = fromPath(found).String()
+	run, err := replay(sc, fromPath(found), opts.Bound, true, !opts.Reduction.por())
+	if err != nil {
+		return nil, fmt.Errorf("internal error: counterexample does not replay: %v", err)
+	}
+	res.Replay = run
+	res.Hazards = run.Hazards
+	if len(run.Hazards) > 0 {
+		h := run.Hazards[0]
+		res.Hazard = &h
+	}
+	res.Preemptions, res.Steps = run.Preemptions, run.Steps
+	res.Space.Description = describe(res)
+	return res, nil
+}
+
+// frontier splits the space of bound b into subtrees: it expands the
+// branching points level by level, in option order, until there are at
+// least frontierTarget open subtrees. Expansion in place keeps the items in
+// depth-first (lexicographic) order. The states it expands are claimed in
+// the shared visited set like any other, and its work is counted.
+func (e *engine) frontier(b int) ([]item, error) {
+	root, err := e.sc.Build(b, false, !e.opts.Reduction.por())
+	if err != nil {
+		return nil, err
+	}
+	w := e.newWorker()
+	defer w.flush()
+	m := &sched.Machine{}
+	open := []item{{}}
+	var buf []sched.Action
+	for level := 0; level < frontierLevels; level++ {
+		var next []item
+		expanded := false
+		for k, it := range open {
+			if it.hazard || len(next)+len(open)-k >= frontierTarget {
+				next = append(next, it)
+				continue
+			}
+			m.CopyFrom(root)
+			path := append([]int32(nil), it.path...)
+			for _, o := range it.path {
+				buf = m.Options(buf)
+				m.Apply(buf[o])
+			}
+			// Advance through single-option steps as the search does.
+			for {
+				buf = m.Options(buf)
+				if len(buf) == 0 {
+					if !m.Done() {
+						m.Deadlock()
+						next = append(next, item{path: path, hazard: true})
+					} else {
+						w.pending[2]++
+					}
+					break
+				}
+				if len(buf) == 1 {
+					m.Apply(buf[0])
+					w.pending[1]++
+					path = append(path, 0)
+					if len(m.Hazards()) > 0 {
+						next = append(next, item{path: path, hazard: true})
+						break
+					}
+					continue
+				}
+				if w.seen(m) {
+					break
+				}
+				w.pending[0]++
+				expanded = true
+				for o := range buf {
+					child := append(append([]int32(nil), path...), int32(o))
+					w.pending[1]++
+					next = append(next, item{path: child})
+				}
+				break
+			}
+		}
+		open = next
+		if !expanded || len(open) >= frontierTarget {
+			break
+		}
+	}
+	// Children that are hazards right away are marked now, so that an
+	// item's search starts from a hazard-free state.
+	for k := range open {
+		if open[k].hazard {
+			continue
+		}
+		m.CopyFrom(root)
+		for _, o := range open[k].path {
+			buf = m.Options(buf)
+			m.Apply(buf[o])
+		}
+		if len(m.Hazards()) > 0 {
+			open[k].hazard = true
+		}
+	}
+	return open, nil
+}
+
+// searchItems explores items[i] for every i in mine on the workers. It
+// returns the path of a hazard if one was found (which one depends on
+// timing; minimization makes it canonical), and how many items were
+// searched to the end.
+func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, error) {
+	var next atomic.Int64
+	var found atomic.Pointer[[]int32]
+	var errOnce sync.Once
+	var firstErr error
+	var ndone atomic.Int64
+	n := e.workers()
+	if n > len(mine) {
+		n = len(mine)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			root, err := e.sc.Build(b, false, !e.opts.Reduction.por())
+			if err != nil {
+				errOnce.Do(func() { firstErr = err })
+				return
+			}
+			w := e.newWorker()
+			w.hit = &found
+			defer w.flush()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(mine) || e.reason() != "" || found.Load() != nil {
+					return
+				}
+				f, done := w.searchItem(root, items[mine[k]])
+				if f != nil {
+					found.CompareAndSwap(nil, &f)
+					return
+				}
+				if done {
+					ndone.Add(1)
+					e.done.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, 0, firstErr
+	}
+	if p := found.Load(); p != nil {
+		return *p, int(ndone.Load()), nil
+	}
+	return nil, int(ndone.Load()), nil
+}
+
+// worker is one goroutine's search state: its own machines (a Machine
+// lineage shares its decode cache, so machines never cross goroutines),
+// option buffers and counters.
+type worker struct {
+	e     *engine
+	tab   table // minimization's visited set (steps per state)
+	pool  []*sched.Machine
+	bufs  [][]sched.Action
+	path  []int32
+	found []int32
+	best  []int32
+	hit   *atomic.Pointer[[]int32] // a hazard found by any worker
+	halt  bool                     // abandon the current search
+
+	pending [3]int64 // states, transitions, runs not yet published
+	tick    int
+}
+
+func (e *engine) newWorker() *worker { return &worker{e: e} }
+
+// flush publishes the worker's pending counters.
+func (w *worker) flush() {
+	w.e.states.Add(w.pending[0])
+	w.e.trans.Add(w.pending[1])
+	w.e.runs.Add(w.pending[2])
+	w.pending = [3]int64{}
+}
+
+// budget reports whether the search must stop, checking the shared flags
+// every 256 calls.
+func (w *worker) budget() bool {
+	if w.halt {
+		return true
+	}
+	w.tick++
+	if w.tick&255 != 0 {
+		return false
+	}
+	w.flush()
+	e := w.e
+	if e.opts.MaxStates > 0 && e.states.Load() >= int64(e.opts.MaxStates) {
+		e.stop(fmt.Sprintf("state budget of %d used up", e.opts.MaxStates))
+	}
+	if e.reason() != "" || (w.hit != nil && w.hit.Load() != nil) {
+		w.halt = true
+	}
+	return w.halt
+}
+
+func (w *worker) machine(depth int) *sched.Machine {
+	for len(w.pool) <= depth {
+		w.pool = append(w.pool, &sched.Machine{})
+	}
+	return w.pool[depth]
+}
+
+func (w *worker) options(depth int, m *sched.Machine) []sched.Action {
+	for len(w.bufs) <= depth {
+		w.bufs = append(w.bufs, make([]sched.Action, 0, 16))
+	}
+	w.bufs[depth] = m.Options(w.bufs[depth])
+	return w.bufs[depth]
+}
+
+// seen reports whether m's state, with its preemptions used, was already
+// claimed by a search of this bound, and claims it otherwise.
+func (w *worker) seen(m *sched.Machine) bool {
+	if w.e.opts.Reduction == ReduceNone {
+		return false
+	}
+	return !w.e.tab.claim(stateKey(m.Hash(), m.Preemptions()))
+}
+
+// searchItem explores the subtree of it from root. It returns the path of
+// the first hazard it meets, and whether it searched the subtree to the end.
+func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
+	w.found = nil
+	w.halt = false
+	if it.hazard {
+		return it.path, true
+	}
+	m := w.machine(0)
+	m.CopyFrom(root)
+	buf := w.options(0, m)
+	for _, o := range it.path {
+		buf = m.Options(buf)
+		m.Apply(buf[o])
+	}
+	w.bufs[0] = buf
+	w.path = append(w.path[:0], it.path...)
+	w.dfs(m, 0)
+	return w.found, !w.halt
+}
+
+// dfs explores every continuation of m (owned by this depth). It follows
+// single-option steps in place and branches where there is a choice.
+func (w *worker) dfs(m *sched.Machine, depth int) {
+	for {
+		if w.found != nil || w.budget() {
+			return
+		}
+		opts := w.options(depth, m)
+		if len(opts) == 0 {
+			if !m.Done() {
+				// Nothing can run but the run is not over: a deadlock.
+				m.Deadlock()
+				w.found = append([]int32(nil), w.path...)
+				return
+			}
+			w.pending[2]++
+			return
+		}
+		if len(opts) == 1 {
+			// No choice here: step in place. The visited set is consulted
+			// only where the search branches; merges happen there.
+			m.Apply(opts[0])
+			w.pending[1]++
+			w.path = append(w.path, 0)
+			if len(m.Hazards()) > 0 {
+				w.found = append([]int32(nil), w.path...)
+				return
+			}
+			continue
+		}
+		// The visited set is consulted where the search branches: runs
+		// that merge meet again at the next choice.
+		if w.seen(m) {
+			return
+		}
+		w.pending[0]++
+		mark := len(w.path)
+		last := len(opts) - 1
+		for i := range opts {
+			// The last child takes over m itself: one copy fewer per
+			// branching point.
+			child := m
+			if i < last {
+				child = w.machine(depth + 1)
+				child.CopyFrom(m)
+			}
+			child.Apply(w.bufs[depth][i])
+			w.pending[1]++
+			w.path = append(w.path[:mark], int32(i))
+			if len(child.Hazards()) > 0 {
+				w.found = append([]int32(nil), w.path...)
+				return
+			}
+			w.dfs(child, depth+1)
+			if w.found != nil || w.halt {
+				return
+			}
+		}
+		return
+	}
+}
+
+// minimize turns a counterexample found at its bound (the search found
+// none with fewer preemptions) into the canonical one: the first, in option
+// order, of the shortest runs to a hazard within that bound. Pass 1 is a
+// depth-first branch and bound that finds the shortest length, starting
+// from found's; pass 2 is a depth-first search cut at that length that
+// stops at its first hazard. In both a state (keyed with its preemptions
+// used) is revisited only when reached in fewer steps. The result depends
+// only on the scenario and the bound, never on which counterexample the
+// workers met first: a later-visited state on the first shortest path
+// would give, through the earlier visit, a run as short and first in option
+// order. The budgets apply; when one runs out the best so far stands.
+func (w *worker) minimize(m *sched.Machine, found []int32) []int32 {
+	start := &sched.Machine{}
+	start.CopyFrom(m)
+	w.best = found
+	w.halt = false
+	w.tab.reset()
+	w.path = w.path[:0]
+	w.dfsMin(m, 0, false)
+	if !w.halt {
+		w.tab.reset()
+		w.path = w.path[:0]
+		w.dfsMin(start, 0, true)
+	}
+	w.tab = table{}
+	return w.best
+}
+
+// dfsMin explores continuations of m shorter than w.best (first: as short,
+// stopping at the first hazard).
+func (w *worker) dfsMin(m *sched.Machine, depth int, first bool) bool {
+	limit := len(w.best) - 1
+	if first {
+		limit = len(w.best)
+	}
+	for {
+		if len(w.path) >= limit || w.budget() {
+			return false
+		}
+		opts := w.options(depth, m)
+		if len(opts) == 0 {
+			return false
+		}
+		mark := len(w.path)
+		if len(opts) == 1 {
+			m.Apply(opts[0])
+			w.path = append(w.path, 0)
+			if len(m.Hazards()) > 0 {
+				w.best = append([]int32(nil), w.path...)
+				return first
+			}
+			if w.seenAt(m) {
+				return false
+			}
+			continue
+		}
+		for i := range opts {
+			if !first && len(w.path[:mark]) >= len(w.best)-1 {
+				return false
+			}
+			child := w.machine(depth + 1)
+			child.CopyFrom(m)
+			child.Apply(w.bufs[depth][i])
+			w.path = append(w.path[:mark], int32(i))
+			if len(child.Hazards()) > 0 {
+				w.best = append([]int32(nil), w.path...)
+				if first {
+					return true
+				}
+				continue
+			}
+			if !w.seenAt(child) && w.dfsMin(child, depth+1, first) {
+				return true
+			}
+			if w.halt {
+				return false
+			}
+		}
+		return false
+	}
+}
+
+// seenAt reports whether m's state (with its preemptions used) was already
+// reached in as few steps, and records the step count otherwise.
+func (w *worker) seenAt(m *sched.Machine) bool {
+	return w.tab.visit(stateKey(m.Hash(), m.Preemptions()), int32(m.Steps()))
+}

@@ -1,0 +1,156 @@
+package explore
+
+import "sync"
+
+// table is the visited set of one search: an open-addressing hash table of
+// 128-bit state hashes, each with a small value (the fewest preemptions a
+// state was reached with, or the fewest steps), in flat arrays. The state
+// hashes are already well mixed, so the low bits of the first lane index
+// the table directly. A zero key marks an empty slot; the one state whose
+// hash is zero is moved to another key (a 2^-128 event that changes nothing).
+type table struct {
+	slots []slot
+	n     int
+	mask  uint64
+}
+
+type key = [2]uint64
+
+// slot keeps key and value together: one cache line per probe.
+type slot struct {
+	k key
+	v int32
+}
+
+const minTableBits = 10
+
+// entryBytes is the memory one slot costs.
+const entryBytes = 24
+
+func (t *table) init(bits int) {
+	if bits < 6 {
+		bits = 6
+	}
+	t.slots = make([]slot, 1<<bits)
+	t.mask = 1<<bits - 1
+	t.n = 0
+}
+
+// reset empties t for the next search, shrinking it when the last search
+// used little of it (so that clearing costs no more than filling did).
+func (t *table) reset() {
+	switch {
+	case t.slots == nil:
+		t.init(minTableBits)
+	case t.n < len(t.slots)/16 && len(t.slots) > 1<<minTableBits:
+		bits := minTableBits
+		for 1<<bits < 4*t.n {
+			bits++
+		}
+		t.init(bits)
+	default:
+		clear(t.slots)
+		t.n = 0
+	}
+}
+
+// bytes is the memory the table holds.
+func (t *table) bytes() int64 { return int64(len(t.slots)) * entryBytes }
+
+// visit records k with value v unless it is present with a value <= v;
+// it reports whether it was present so (the caller then prunes).
+func (t *table) visit(k key, v int32) bool {
+	if k == (key{}) {
+		k[0] = 1
+	}
+	i := k[0] & t.mask
+	for {
+		e := &t.slots[i]
+		switch e.k {
+		case k:
+			if e.v <= v {
+				return true
+			}
+			e.v = v
+			return false
+		case key{}:
+			e.k, e.v = k, v
+			t.n++
+			if 4*t.n > 3*len(t.slots) {
+				t.grow()
+			}
+			return false
+		}
+		i = (i + 1) & t.mask
+	}
+}
+
+func (t *table) grow() {
+	old := t.slots
+	bits := 0
+	for 1<<bits < 2*len(old) {
+		bits++
+	}
+	t.init(bits)
+	for _, e := range old {
+		if e.k != (key{}) {
+			j := e.k[0] & t.mask
+			for t.slots[j].k != (key{}) {
+				j = (j + 1) & t.mask
+			}
+			t.slots[j] = e
+			t.n++
+		}
+	}
+}
+
+// shared is the visited set of a parallel search: the 128-bit key space is
+// cut into 256 parts by the top byte of the second lane, each a table with
+// its own lock. Keys are states together with the preemptions they were
+// reached with, so that every (state, preemptions) pair is expanded exactly
+// once, by whichever worker claims it first: the work done, and with it
+// every count, is then the same for any number of workers and any timing.
+type shared struct {
+	parts [256]part
+}
+
+type part struct {
+	mu sync.Mutex
+	t  table
+	_  [64]byte // keep the locks of neighbouring parts off one cache line
+}
+
+func newShared() *shared {
+	s := &shared{}
+	for i := range s.parts {
+		s.parts[i].t.init(minTableBits - 4)
+	}
+	return s
+}
+
+// claim records k and reports whether it was new.
+func (s *shared) claim(k key) bool {
+	p := &s.parts[k[1]>>56]
+	p.mu.Lock()
+	old := p.t.visit(k, 0)
+	p.mu.Unlock()
+	return !old
+}
+
+// bytes is the memory the set holds.
+func (s *shared) bytes() int64 {
+	var n int64
+	for i := range s.parts {
+		p := &s.parts[i]
+		p.mu.Lock()
+		n += p.t.bytes()
+		p.mu.Unlock()
+	}
+	return n
+}
+
+// stateKey is the key of m's state with its preemptions used.
+func stateKey(h [2]uint64, preemptions int) key {
+	h[1] ^= uint64(preemptions+1) * 0x9e3779b97f4a7c15
+	return h
+}
