@@ -191,7 +191,11 @@ func (m *Machine) Apply(a Action) {
 		}
 	}
 	if !m.done && m.steps >= m.cfg.MaxSteps {
-		m.hazard(detect.Fault, int(c), int(cpu.Cur), 0, fmt.Sprintf("step budget of %d steps used up (runaway execution)", m.cfg.MaxSteps))
+		var pc uint64
+		if t := cpu.Cur; t >= 0 && t != m.patcher {
+			pc = m.pc(t)
+		}
+		m.hazard(detect.Fault, int(c), int(cpu.Cur), pc, fmt.Sprintf("step budget of %d steps used up (runaway execution)", m.cfg.MaxSteps))
 		m.done = true
 	}
 }
@@ -504,7 +508,9 @@ func (m *Machine) stopperStep(c int8) {
 
 // Load implements arm.Bus for the task executing now.
 func (m *Machine) Load(addr uint32, size int, reg uint8) (uint32, error) {
-	link := reg == arm.LR || reg == arm.PC
+	// Only whole-word loads can restore a return address; gcc also uses
+	// lr as a scratch register for halfwords and bytes once it is saved.
+	link := size == 4 && (reg == arm.LR || reg == arm.PC)
 	v, err := m.loadMem(uint64(addr), size, reg, link)
 	return uint32(v), err
 }
