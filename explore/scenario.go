@@ -24,6 +24,14 @@ type Scenario struct {
 	// NoInt3Emulation is a test knob: text_poke_bp's int3 handler resumes
 	// after the int3 byte instead of emulating the new instruction.
 	NoInt3Emulation bool
+	// Image, when set, builds the text instead of kernel.Build: for example
+	// a real object linked by kernel.BuildObject. Functions and Prologue
+	// are then unused.
+	Image func() (*kernel.Image, error)
+	// StackWords is each task's stack in words (default 64).
+	StackWords int
+	// Object names what Image links, for reports ("FILE: FUNCTION(ARGS)").
+	Object string
 }
 
 // WithDefaults returns s with every zero field set to its default.
@@ -59,7 +67,13 @@ func (s Scenario) Build(bound int, record, unreduced bool) (*sched.Machine, erro
 	if s.Strategy == nil {
 		return nil, fmt.Errorf("scenario has no strategy")
 	}
-	img, err := kernel.Build(s.Arch, kernel.Config{Functions: s.Functions, Iterations: s.Iterations, Prologue: s.Prologue})
+	build := func() (*kernel.Image, error) {
+		return kernel.Build(s.Arch, kernel.Config{Functions: s.Functions, Iterations: s.Iterations, Prologue: s.Prologue})
+	}
+	if s.Image != nil {
+		build = s.Image
+	}
+	img, err := build()
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +82,7 @@ func (s Scenario) Build(bound int, record, unreduced bool) (*sched.Machine, erro
 		return nil, err
 	}
 	return sched.New(img, sched.Config{
-		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Bound: bound, Strict: s.Strict, Record: record, Unreduced: unreduced, NoInt3Emulation: s.NoInt3Emulation,
+		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Bound: bound, Strict: s.Strict, Record: record, Unreduced: unreduced, NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
 	}, prog)
 }
 
@@ -79,6 +93,10 @@ func (s Scenario) String() string {
 	if s.Strategy != nil {
 		name = s.Strategy.Name
 	}
-	return fmt.Sprintf("%v %s, preempt %v, %d cpus, %d tasks, %d iterations, %d toggles, %d functions",
-		s.Arch, name, s.Preempt, s.CPUs, s.Tasks, s.Iterations, s.Toggles, s.Functions)
+	text := fmt.Sprintf("%d functions", s.Functions)
+	if s.Object != "" {
+		text = "object " + s.Object
+	}
+	return fmt.Sprintf("%v %s, preempt %v, %d cpus, %d tasks, %d iterations, %d toggles, %s",
+		s.Arch, name, s.Preempt, s.CPUs, s.Tasks, s.Iterations, s.Toggles, text)
 }
