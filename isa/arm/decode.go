@@ -125,6 +125,12 @@ const (
 	xSTRH
 	xSTRD
 	xMultiple // LDM*, STM*, PUSH, POP
+	xUBFX
+	xSBFX
+	xBFI
+	xBFC
+	xREV
+	xRBIT
 )
 
 var xops = map[armasm.Op]xop{
@@ -139,6 +145,8 @@ var xops = map[armasm.Op]xop{
 	armasm.LDRH: xLDRH, armasm.LDRSB: xLDRSB, armasm.LDRSH: xLDRSH, armasm.LDRD: xLDRD,
 	armasm.STR: xSTR, armasm.STRB: xSTRB, armasm.STRH: xSTRH, armasm.STRD: xSTRD,
 	armasm.PUSH: xMultiple, armasm.POP: xMultiple,
+	armasm.UBFX: xUBFX, armasm.SBFX: xSBFX, armasm.BFI: xBFI, armasm.BFC: xBFC,
+	armasm.REV: xREV, armasm.RBIT: xRBIT,
 	armasm.LDM: xMultiple, armasm.LDMDA: xMultiple, armasm.LDMDB: xMultiple, armasm.LDMIB: xMultiple,
 	armasm.STM: xMultiple, armasm.STMDA: xMultiple, armasm.STMDB: xMultiple, armasm.STMIB: xMultiple,
 }
@@ -453,11 +461,28 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		imm, ok2 := args[1].(armasm.Imm)
 		inst.Imm = uint32(imm)
 		ok = ok1 && ok2
-	case armasm.CLZ:
+	case armasm.CLZ, armasm.REV, armasm.RBIT:
 		var ok1, ok2 bool
 		inst.Rd, ok1 = reg(0)
 		inst.Rm, ok2 = reg(1)
 		ok = ok1 && ok2
+	case armasm.UBFX, armasm.SBFX, armasm.BFI:
+		// ubfx/sbfx Rd, Rn, #lsb, #width; bfi Rd, Rn, #lsb, #width (A8.8.246, A8.8.164, A8.8.21)
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Rm, ok2 = reg(1)
+		lsb, ok3 := args[2].(armasm.Imm)
+		width, ok4 := args[3].(armasm.Imm)
+		inst.Imm, inst.Ra = uint32(lsb), uint8(width)
+		ok = ok1 && ok2 && ok3 && ok4 && width >= 1 && lsb+width <= 32
+	case armasm.BFC:
+		// bfc Rd, #lsb, #width (A8.8.20)
+		var ok1 bool
+		inst.Rd, ok1 = reg(0)
+		lsb, ok3 := args[1].(armasm.Imm)
+		width, ok4 := args[2].(armasm.Imm)
+		inst.Imm, inst.Ra = uint32(lsb), uint8(width)
+		ok = ok1 && ok3 && ok4 && width >= 1 && lsb+width <= 32
 	case armasm.UXTB, armasm.UXTH, armasm.SXTB, armasm.SXTH:
 		// armasm gives the rotated source as one operand: Rm or Rm, ROR #n.
 		var ok1 bool
@@ -510,7 +535,7 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	switch inst.Fam {
 	case armasm.MUL, armasm.MLA, armasm.MLS, armasm.UMULL, armasm.SMULL, armasm.UMLAL,
 		armasm.SMLAL, armasm.MOVW, armasm.MOVT, armasm.CLZ, armasm.UXTB, armasm.UXTH,
-		armasm.SXTB, armasm.SXTH, armasm.LDRD:
+		armasm.SXTB, armasm.SXTH, armasm.LDRD, armasm.REV, armasm.RBIT:
 		// PC as a destination is UNPREDICTABLE here; do not guess.
 		if inst.Rd == PC || inst.Fam != armasm.MUL && inst.Fam != armasm.MLA && inst.Fam != armasm.MLS && inst.Ra == PC {
 			ok = false

@@ -181,6 +181,26 @@ func exec(inst *Inst, r *Regs, bus Bus, pc uint32) (Flow, error) {
 		r.R[inst.Rd] = r.R[inst.Rd]&0xffff | inst.Imm<<16
 	case xCLZ:
 		r.R[inst.Rd] = uint32(bits.LeadingZeros32(r.R[inst.Rm]))
+	case xREV:
+		r.R[inst.Rd] = bits.ReverseBytes32(r.R[inst.Rm])
+	case xRBIT:
+		r.R[inst.Rd] = bits.Reverse32(r.R[inst.Rm])
+	case xUBFX, xSBFX, xBFI, xBFC:
+		lsb, width := inst.Imm, uint32(inst.Ra)
+		mask := uint32(1)<<width - 1 // width <= 32; 1<<32 wraps to 0 and mask to all ones
+		if inst.Rd == PC || (x != xBFC && inst.Rm == PC) {
+			return FlowNext, wrapUnsupported("pc operand of a bitfield instruction")
+		}
+		switch x {
+		case xUBFX:
+			r.R[inst.Rd] = r.R[inst.Rm] >> lsb & mask
+		case xSBFX:
+			r.R[inst.Rd] = uint32(int32(r.R[inst.Rm]<<(32-lsb-width)) >> (32 - width))
+		case xBFI:
+			r.R[inst.Rd] = r.R[inst.Rd]&^(mask<<lsb) | (r.R[inst.Rm]&mask)<<lsb
+		case xBFC:
+			r.R[inst.Rd] &^= mask << lsb
+		}
 	case xUXTB, xUXTH, xSXTB, xSXTH:
 		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
 		switch x {

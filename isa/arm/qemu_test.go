@@ -462,7 +462,31 @@ func miscForms() []qform {
 			return 0xe3400000 | imm>>12<<16 | g.reg()<<12 | imm&0xfff
 		}),
 		ext("sxtb", 0xa), ext("sxth", 0xb), ext("uxtb", 0xe), ext("uxth", 0xf),
+		simple("rev", func(g *qgen) uint32 { return 0xe6bf0f30 | g.reg()<<12 | g.reg() }),
+		simple("rbit", func(g *qgen) uint32 { return 0xe6ff0f30 | g.reg()<<12 | g.reg() }),
+		bitfield("ubfx", 0xe7e00050), bitfield("sbfx", 0xe7a00050),
+		bitfield("bfi", 0xe7c00010), bitfield("bfc", 0xe7c0001f),
 	}
+}
+
+// bitfield generates ubfx/sbfx (width-1 in bits 16-20) and bfi/bfc (msb
+// there) with a random lsb and width.
+func bitfield(name string, base uint32) qform {
+	return qform{name: name, gen: func(g *qgen) qcase {
+		g.start()
+		lsb := uint32(g.rng.IntN(32))
+		width := 1 + uint32(g.rng.IntN(int(32-lsb)))
+		hi := width - 1
+		if base&0x00e00070 == 0x00c00010 { // bfi, bfc: the field's msb
+			hi = lsb + width - 1
+		}
+		w := base | hi<<16 | g.reg()<<12 | lsb<<7
+		if base&0xf != 0xf { // bfc has no source register
+			w |= g.reg()
+		}
+		g.c.w = w
+		return g.c
+	}}
 }
 
 func qemuForms() []qform {
