@@ -500,6 +500,12 @@ func compile(inst *Inst) {
 			inst.src2.kind != kindNone && inst.src2.kind != kindImm {
 			err = errOperandForm // includes the one-operand rdx:rax form
 		}
+	case x86asm.BSR, x86asm.BSF:
+		set(&inst.dst, 0, 0)
+		set(&inst.src, 1, size)
+		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
+			err = errOperandForm
+		}
 	case x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVG,
 		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVNE, x86asm.CMOVNO, x86asm.CMOVNP,
 		x86asm.CMOVNS, x86asm.CMOVO, x86asm.CMOVP, x86asm.CMOVS:

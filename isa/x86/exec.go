@@ -368,6 +368,23 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		}
 	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
 		return shift(inst, r, bus, next)
+	case x86asm.BSR, x86asm.BSF:
+		// SDM BSR/BSF: a zero source sets ZF and leaves the destination
+		// alone (as the CPUs and QEMU do; the SDM calls it undefined); the
+		// other flags are undefined and left unchanged.
+		v, err := r.read(s, size, bus, next, d.reg)
+		if err != nil {
+			return FlowNext, err
+		}
+		v &= sizeMask[size]
+		r.ZF = v == 0
+		if v != 0 {
+			if inst.Op == x86asm.BSR {
+				r.set(d, uint64(bits.Len64(v)-1))
+			} else {
+				r.set(d, uint64(bits.TrailingZeros64(v)))
+			}
+		}
 	case x86asm.IMUL:
 		a := r.get(d)
 		if inst.src2.kind != kindNone {
