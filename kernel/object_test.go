@@ -89,23 +89,12 @@ func disabled(arch kernel.Arch) *patch.Strategy {
 // knownGaps are the fixture calls that reach an instruction the
 // executors do not implement yet: each must fault, naming it, until the
 // isa package supports it (then the test says to drop the entry).
-var knownGaps = map[string][]string{
-	"arm-v7-fixture.o use_data(13)":         {"<use_data+0x2c>", "e7e200d0 (ubfx r0, r0, #1, #3): unsupported instruction"},
-	"arm-v7-fixture.o caller(9,4)":          {"<use_data+0x2c>", "e7e200d0 (ubfx r0, r0, #1, #3): unsupported instruction"},
-	"arm-v7-fixture.o indirect(6)":          {"<indirect+0x8>", "e7e020d0 (ubfx r2, r0, #1, #1): unsupported instruction"},
-	"x86-fentry-fixture.o branches(-17,40)": {"<branches+0x24>", "0f bd f6 (bsr %esi,%esi): unsupported instruction"},
-	"x86-pg-fixture.o branches(-17,40)":     {"<branches+0x", "0f bd f6 (bsr %esi,%esi): unsupported instruction"},
-	"x86-pic-fixture.o branches(-17,40)":    {"<branches+0x", "0f bd f6 (bsr %esi,%esi): unsupported instruction"},
-}
+var knownGaps = map[string][]string{}
 
 // knownFalseHazards are hazards the detectors report on correct code run
 // alone (no patching at all): false positives to fix in package sched. The
 // run goes on after them, so the return value is still compared.
-var knownFalseHazards = map[string]string{
-	// gcc uses lr as a scratch register once it is saved; since e92f54e
-	// every load into lr is checked, halfword loads of data included.
-	"arm-apcs-fixture.o bytes(305419896)": "<bytes+0x68>: lr loaded from stack slot 0x100fda, written from r3",
-}
+var knownFalseHazards = map[string]string{}
 
 // runOnce links file for c, runs it on one CPU with one task and the
 // sites in their disabled form, and returns the function's return value
