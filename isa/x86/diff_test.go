@@ -213,8 +213,12 @@ func TestALUDifferential(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the differential test")
 	}
+	ci := os.Getenv("CI") == "true" // CI installs the tools: a missing one is a failure there
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
+		if ci {
+			t.Fatal("CI=true but gcc is not installed")
+		}
 		t.Skip("gcc not found: skipping the differential test")
 	}
 	var runners [][]string
@@ -226,6 +230,9 @@ func TestALUDifferential(t *testing.T) {
 	if q, err := exec.LookPath("qemu-x86_64"); err == nil {
 		runners = append(runners, []string{q, bin})
 	} else {
+		if ci {
+			t.Fatal("CI=true but qemu-x86_64 is not installed")
+		}
 		t.Log("qemu-x86_64 not found: comparing with the host CPU only")
 	}
 	if len(runners) == 0 {
@@ -238,7 +245,8 @@ func TestALUDifferential(t *testing.T) {
 		t.Skipf("gcc cannot build a static x86-64 harness (%v): %s", err, out)
 	}
 
-	vs := diffVectors(150)
+	// At least 1,000 cases per instruction form (op and operand size).
+	vs := diffVectors(1000)
 	for _, argv := range runners {
 		t.Run(filepath.Base(argv[0]), func(t *testing.T) {
 			want := runHarness(t, argv, vs)
@@ -263,7 +271,7 @@ func TestALUDifferential(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d vectors, %d mismatches", len(vs), bad)
+			t.Logf("%d forms x 1000 = %d vectors, %d mismatches", len(vs)/1000, len(vs), bad)
 		})
 	}
 }
