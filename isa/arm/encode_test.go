@@ -234,6 +234,9 @@ func TestMemOffsetOutOfRangePanics(t *testing.T) {
 func TestEncodeObjdump(t *testing.T) {
 	objdump, err := execpkg.LookPath("arm-linux-gnueabi-objdump")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but arm-linux-gnueabi-objdump is not installed")
+		}
 		t.Skip("arm-linux-gnueabi-objdump not installed (apt-get install binutils-arm-linux-gnueabi)")
 	}
 	cases := encCases()
