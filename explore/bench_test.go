@@ -33,7 +33,7 @@ func BenchmarkCheckSeed(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("%s/tasks=%d/bound=%d/workers=%d", c.name, c.tasks, c.bound, w), func(b *testing.B) {
 			sc := Scenario{Strategy: builtin(b, c.name), Tasks: c.tasks}
-			var states, trans int
+			var states, trans, tstates int
 			var table int64
 			var elapsed time.Duration
 			b.ReportAllocs()
@@ -45,15 +45,15 @@ func BenchmarkCheckSeed(b *testing.B) {
 				if res.Verdict != c.want {
 					b.Fatalf("verdict %v, want %v", res.Verdict, c.want)
 				}
-				states, trans, table = res.States, res.Transitions, res.TableBytes
+				states, trans, table, tstates = res.States, res.Transitions, res.TableBytes, res.TableStates
 				elapsed += res.Elapsed
 			}
 			sec := elapsed.Seconds() / float64(b.N)
 			b.ReportMetric(float64(states), "states")
 			b.ReportMetric(float64(states)/sec, "states/s")
 			b.ReportMetric(float64(trans)/sec, "steps/s")
-			if states > 0 {
-				b.ReportMetric(float64(table)/float64(states), "bytes/state")
+			if tstates > 0 {
+				b.ReportMetric(float64(table)/float64(tstates), "bytes/state")
 			}
 		})
 	}

@@ -250,9 +250,10 @@ type Result struct {
 	// FoundSteps is the length of the counterexample as a worker first
 	// met it, before minimization (not in JSON: it depends on timing).
 	FoundSteps int `json:"-"`
-	// TableBytes is the largest visited-set memory in use at once (not in
-	// JSON: it depends on how subtrees fell to workers).
-	TableBytes int64 `json:"-"`
+	// TableBytes is the memory of the largest visited set (that of one
+	// bound), and TableStates the states it held (not in JSON).
+	TableBytes  int64 `json:"-"`
+	TableStates int   `json:"-"`
 }
 
 // PCTBound is the guarantee of a PCT search: each run finds a hazard of

@@ -78,8 +78,7 @@ type engine struct {
 	total   atomic.Int64
 	bound   atomic.Int64
 	minim   atomic.Bool
-	peak    atomic.Int64 // largest visited set of a finished bound, in bytes
-	tab     *shared      // the visited set of the bound being searched
+	tab     *shared // the visited set of the bound being searched
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -233,14 +232,13 @@ func (e *engine) exhaustive() (*Result, error) {
 		states += e.states.Load() - s0
 		trans += e.trans.Load() - t0
 		runs += e.runs.Load() - r0
-		if tb := e.tab.bytes(); tb > e.peak.Load() {
-			e.peak.Store(tb)
+		if tb := e.tab.bytes(); tb > res.TableBytes {
+			res.TableBytes, res.TableStates = tb, int(e.states.Load()-s0)
 		}
 		res.Space.BoundsDone = b + 1
 	}
 	e.tab = nil
 	res.States, res.Transitions, res.Runs = int(states), int(trans), int(runs)
-	res.TableBytes = e.peak.Load()
 	switch {
 	case found != nil:
 		return e.unsafe(res, found, foundBound)
