@@ -538,6 +538,17 @@ func (w *worker) dfs(m *sched.Machine, depth int) {
 		if w.found != nil || w.budget() {
 			return
 		}
+		// Thread-local steps first, without building option lists: each
+		// is the only option there (Machine.RunLocal).
+		if k := m.RunLocal(localChunk); k > 0 {
+			w.pending[1] += int64(k)
+			w.path = appendZeros(w.path, k)
+			if len(m.Hazards()) > 0 {
+				w.found = append([]int32(nil), w.path...)
+				return
+			}
+			continue
+		}
 		opts := w.options(depth, m)
 		if len(opts) == 0 {
 			if !m.Done() {
@@ -632,6 +643,14 @@ func (w *worker) dfsMin(m *sched.Machine, depth int, first bool) bool {
 		if len(w.path) >= limit || w.budget() {
 			return false
 		}
+		if k := m.RunLocal(min(localChunk, limit-len(w.path))); k > 0 {
+			w.path = appendZeros(w.path, k)
+			if len(m.Hazards()) > 0 {
+				w.best = append([]int32(nil), w.path...)
+				return first
+			}
+			continue
+		}
 		opts := w.options(depth, m)
 		if len(opts) == 0 {
 			return false
@@ -679,4 +698,14 @@ func (w *worker) dfsMin(m *sched.Machine, depth int, first bool) bool {
 // reached in as few steps, and records the step count otherwise.
 func (w *worker) seenAt(m *sched.Machine) bool {
 	return w.tab.visit(stateKey(m.Hash(), m.Preemptions()), int32(m.Steps()))
+}
+
+// localChunk bounds the local steps taken between two budget checks.
+const localChunk = 4096
+
+func appendZeros(p []int32, k int) []int32 {
+	for ; k > 0; k-- {
+		p = append(p, 0)
+	}
+	return p
 }

@@ -187,3 +187,34 @@ func TestStepBenchmarkCode(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunLocal measures the explorer's inner loop over thread-local
+// code: RunLocal steps the CPU without building option lists, as the
+// exhaustive search does between choices.
+//
+//	go test -run '^$' -bench RunLocal -benchmem ./sched
+func BenchmarkRunLocal(b *testing.B) {
+	for _, arch := range []kernel.Arch{kernel.ARM, kernel.X86} {
+		b.Run(arch.String()+"/straight", func(b *testing.B) {
+			m, err := sched.New(straightImage(arch), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			running(b, m)
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for n := 0; n < b.N; {
+				k := m.RunLocal(b.N - n)
+				if k == 0 {
+					b.Fatal("no local step")
+				}
+				n += k
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
+			if h := m.Hazards(); len(h) > 0 {
+				b.Fatalf("hazard: %v", h[0])
+			}
+		})
+	}
+}

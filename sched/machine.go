@@ -215,7 +215,8 @@ type static struct {
 	dirty     []uint32 // text offsets any store of the program may write
 	mutable   []bool   // per text byte: some store may write it
 	dataAt    []dataSeg
-	class     []uint8 // per text word: classLocal/classVisible once known
+	plain     []*arm.Inst // per text word: its decoding, once known to be immutable, hook-free and outside sites
+	class     []uint8     // per text word: classLocal/classVisible once known
 }
 
 type dataSeg struct{ addr, size, off uint64 }
@@ -360,6 +361,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	st.mutable = seen
 	st.class = make([]uint8, len(m.text))
+	st.plain = make([]*arm.Inst, (len(m.text)+3)/4)
 	return m, nil
 }
 

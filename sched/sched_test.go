@@ -217,3 +217,37 @@ func TestLocalStepDoesNotAllocate(t *testing.T) {
 	})
 	assert.Equal(t, 0.0, allocs)
 }
+
+// RunLocal(1) takes exactly the step Options would offer alone.
+func TestRunLocalIsApplyOfTheOnlyOption(t *testing.T) {
+	for _, c := range []struct {
+		arch     kernel.Arch
+		strategy string
+	}{{kernel.ARM, "nop-nop"}, {kernel.ARM, "two-step-rcu-tasks"}, {kernel.X86, "text-poke-bp"}} {
+		rng := rand.New(rand.NewSource(5))
+		for run := 0; run < 30; run++ {
+			m := machine(t, c.arch, c.strategy, sched.Config{CPUs: 2, Tasks: 2, Bound: 2})
+			var buf []sched.Action
+			local := 0
+			for !m.Done() {
+				probe := m.Clone()
+				buf = m.Options(buf)
+				if len(buf) == 0 {
+					break
+				}
+				if probe.RunLocal(1) == 1 {
+					local++
+					require.Len(t, buf, 1)
+					require.Equal(t, sched.ActRun, buf[0].Kind)
+					m.Apply(buf[0])
+					require.Equal(t, m.Hash(), probe.Hash())
+					require.Equal(t, m.Steps(), probe.Steps())
+					require.Equal(t, m.Hazards(), probe.Hazards())
+					continue
+				}
+				m.Apply(buf[rng.Intn(len(buf))])
+			}
+			require.Greater(t, local, 0)
+		}
+	}
+}

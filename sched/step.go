@@ -190,6 +190,12 @@ func (m *Machine) Apply(a Action) {
 			m.workerStep(c, cpu.Cur)
 		}
 	}
+	m.checkBudget(c)
+}
+
+// checkBudget ends a run that used up its step budget (a runaway fault).
+func (m *Machine) checkBudget(c int8) {
+	cpu := &m.cpus[c]
 	if !m.done && m.steps >= m.cfg.MaxSteps {
 		var pc uint64
 		if t := cpu.Cur; t >= 0 && t != m.patcher {
@@ -205,6 +211,91 @@ func (m *Machine) pcOf(t int8) uint64 {
 		return 0
 	}
 	return m.pc(t)
+}
+
+// RunLocal takes the steps that Options would offer alone, one after
+// another: as long as the CPU that stepped last runs a worker whose next
+// instruction is thread-local (see local), it steps that CPU. It stops after
+// max steps, at a new hazard, or when the run ends, and returns the steps
+// taken. It is exactly max (or fewer) rounds of Apply(Options()[0]) over
+// those steps, without building option lists; with the reduction off it
+// takes no step.
+func (m *Machine) RunLocal(max int) int {
+	if m.cfg.Unreduced {
+		return 0
+	}
+	c := m.lastCPU
+	n := 0
+	for n < max && !m.done {
+		cpu := &m.cpus[c]
+		t := cpu.Cur
+		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
+			break
+		}
+		if m.img.Arch == kernel.ARM && !m.cfg.Record {
+			k := m.runPlainARM(c, t, max-n)
+			n += k
+			if k > 0 {
+				if m.done || len(m.hazards) > 0 && m.hazards[len(m.hazards)-1].Step == m.steps {
+					break
+				}
+				continue
+			}
+		}
+		h := len(m.hazards)
+		m.steps++
+		m.workerStep(c, t)
+		m.checkBudget(c)
+		n++
+		if len(m.hazards) > h {
+			break
+		}
+	}
+	return n
+}
+
+// runPlainARM is RunLocal's inner loop on ARM: it executes, back to back,
+// local instructions of task t whose words are plain (decoded once, see
+// workerStep), and stops at the first step that needs the general path.
+func (m *Machine) runPlainARM(c int8, t int8, max int) int {
+	task := &m.tasks[t]
+	if task.Pass.Open {
+		return 0
+	}
+	r := &task.ARM
+	base, size := uint32(m.img.Base), uint32(len(m.text))
+	plain, class := m.st.plain, m.st.class
+	m.cur = t
+	n := 0
+	for n < max {
+		off := r.R[arm.PC] - base
+		if off >= size || off&3 != 0 || class[off] != classLocal {
+			break
+		}
+		inst := plain[off>>2]
+		if inst == nil {
+			break
+		}
+		pc := r.R[arm.PC]
+		sp := r.R[arm.SP]
+		m.loadedInto = 0
+		h := len(m.hazards)
+		m.steps++
+		n++
+		flow, err := arm.Exec(inst, r, m)
+		if err != nil {
+			m.fault(c, t, uint64(pc), err.Error())
+			break
+		}
+		if flow >= arm.FlowCall || m.loadedInto != 0 {
+			m.control(c, t, uint64(pc), uint8(flow), uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
+		}
+		m.checkBudget(c)
+		if m.done || len(m.hazards) > h {
+			break
+		}
+	}
+	return n
 }
 
 // pc returns task t's program counter.
@@ -586,6 +677,22 @@ func (m *Machine) workerStep(c int8, t int8) {
 		m.fault(c, t, pc, fmt.Sprintf("pc %#x is outside text (or misaligned)", pc))
 		return
 	}
+	// The fast path: a word no store may write, with no hook and outside
+	// every site, was decoded once and can never change.
+	if inst := m.st.plain[off>>2]; inst != nil && !task.Pass.Open && !m.cfg.Record {
+		sp := r.R[arm.SP]
+		m.cur = t
+		m.loadedInto = 0
+		flow, err := arm.Exec(inst, r, m)
+		if err != nil {
+			m.fault(c, t, pc, err.Error())
+			return
+		}
+		if flow >= arm.FlowCall || m.loadedInto != 0 {
+			m.control(c, t, pc, uint8(flow), uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
+		}
+		return
+	}
 	if h := m.st.hook[off]; h != kernel.HookNone {
 		m.closePass(c, t)
 		m.hook(c, t, h)
@@ -600,8 +707,13 @@ func (m *Machine) workerStep(c int8, t int8) {
 	}
 	if site := m.st.siteOf[off]; site >= 0 {
 		m.sitePass(c, t, int(site), pc, 4)
-	} else if task.Pass.Open {
-		m.closePass(c, t)
+	} else {
+		if task.Pass.Open {
+			m.closePass(c, t)
+		}
+		if !m.mutable(off, 4) {
+			m.st.plain[off>>2] = inst
+		}
 	}
 	if m.cfg.Record {
 		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), m.text[off:off+4]...),
