@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +46,8 @@ type checkFlags struct {
 	maxStates                                                 int
 	timeout                                                   time.Duration
 	json, strict                                              bool
+	html                                                      string
+	object, function, args                                    string
 
 	// check only: the search.
 	search, shard, maxMemory string
@@ -82,6 +83,10 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long (0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
+	fs.StringVar(&f.html, "html", "", "also write the run as a self-contained HTML timeline to `file`")
+	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32 or x86-64 .o) instead of the built-in text")
+	fs.StringVar(&f.function, "function", "", "with --object: the `name` of the function the workload calls")
+	fs.StringVar(&f.args, "args", "", "with --object: its integer arguments, comma-separated (e.g. 1,-2,0x10)")
 	if replay {
 		fs.StringVar(&f.schedule, "schedule", "", "the schedule to replay, as printed by check (required)")
 	} else {
@@ -110,7 +115,19 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
-	sc, opts, err := scenarioFrom(f, set)
+	var fileStrategy *patch.Strategy
+	if f.strategyFile != "" {
+		if f.strategy != "" {
+			return fail("give --strategy or --strategy-file, not both")
+		}
+		// The file's config lines set the flags the command line did not.
+		st, err := readStrategyFile(f.strategyFile, fs, set)
+		if err != nil {
+			return fail("%v", oneLine(err))
+		}
+		fileStrategy = st
+	}
+	sc, opts, err := scenarioFrom(f, set, fileStrategy)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -139,6 +156,11 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	if err != nil {
 		return fail("writing the report: %v", err)
 	}
+	if f.html != "" {
+		if err := writeHTML(f.html, sc, opts, res); err != nil {
+			return fail("--html: %v", err)
+		}
+	}
 	return res.Verdict.ExitCode()
 }
 
@@ -147,23 +169,30 @@ func oneLine(err error) string {
 }
 
 // scenarioFrom turns flags into a scenario, checking every value.
-func scenarioFrom(f checkFlags, set map[string]bool) (explore.Scenario, explore.Options, error) {
+func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strategy) (explore.Scenario, explore.Options, error) {
 	var sc explore.Scenario
 	var opts explore.Options
 	arch, err := kernel.ParseArch(f.arch)
 	if err != nil {
 		return sc, opts, fmt.Errorf("--arch: %v", err)
 	}
-	var st *patch.Strategy
+	var image func() (*kernel.Image, error)
 	switch {
-	case f.strategyFile != "" && f.strategy != "":
-		return sc, opts, errors.New("give --strategy or --strategy-file, not both")
-	case f.strategyFile != "":
-		st, err = loadStrategyFile(f.strategyFile, &f, set)
-		if err != nil {
+	case f.object != "":
+		if arch, image, err = objectImage(f.object, f.function, f.args, f.iterations); err != nil {
 			return sc, opts, err
 		}
-		if !set["arch"] {
+		if err := checkObjectFlags(arch, set, f.arch); err != nil {
+			return sc, opts, err
+		}
+	case set["function"] || set["args"]:
+		return sc, opts, errors.New("--function and --args need --object")
+	}
+	var st *patch.Strategy
+	switch {
+	case fileStrategy != nil:
+		st = fileStrategy
+		if !set["arch"] && image == nil {
 			arch = st.Arch
 		}
 	case f.strategy == "":
@@ -218,6 +247,14 @@ func scenarioFrom(f checkFlags, set map[string]bool) (explore.Scenario, explore.
 	}
 	sc = explore.Scenario{Arch: arch, Strategy: st, Preempt: pre, CPUs: f.cpus, Tasks: f.tasks, Iterations: f.iterations,
 		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict}
+	if image != nil {
+		sc.Image, sc.StackWords = image, objectStackWords
+		sc.Object = fmt.Sprintf("%s: %s(%s)", f.object, f.function, f.args)
+		img, _ := image()
+		if err := objectPreflight(img, f.function, st, objectStackWords); err != nil {
+			return sc, opts, err
+		}
+	}
 	opts = explore.Options{Bound: f.bound, MaxStates: f.maxStates, Timeout: f.timeout}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
@@ -303,15 +340,4 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q: want 1 byte to 4 EiB", s)
 	}
 	return int64(n), nil
-}
-
-// loadStrategyFile reads a scenario file; its config lines fill in the
-// flags the command line did not set.
-func loadStrategyFile(path string, f *checkFlags, set map[string]bool) (*patch.Strategy, error) {
-	r, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--strategy-file: %v", err)
-	}
-	defer r.Close()
-	return nil, fmt.Errorf("%s: scenario files are not supported yet", path)
 }

@@ -184,3 +184,68 @@ func TestCheckX86(t *testing.T) {
 		assert.Contains(t, errOut, c.want)
 	}
 }
+
+func TestCheckStrategyFile(t *testing.T) {
+	code, out, errOut := mcountsim("check", "--strategy-file", "../../examples/strategies/two-step-sched.strategy", "--tasks", "2")
+	require.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "scenario: arm two-step-sched")
+	assert.Contains(t, out, "hazard:   foreign-slot")
+
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"strategy x\narch arm\nform a 0: push {lr}\nboot a\nenable frob a\ndisable stop_machine a\n", ":5: enable: unknown operation \"frob\""},
+		{"strategy x\narch arm\nform a 0: ffffffff\nboot a\nenable stop_machine a\ndisable stop_machine a\n", ":3: "},
+		{"strategy x\narch arm\nform a 12: push {lr}\nboot a\nenable stop_machine a\ndisable stop_machine a\n", ":3: "},
+		{"strategy x\narch arm\nform a 0: push {lr\n", ":3: "},
+	} {
+		path := filepath.Join(dir, "bad.strategy")
+		require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
+		code, out, errOut := mcountsim("check", "--strategy-file", path)
+		assert.Equal(t, 2, code, c.text)
+		assert.Empty(t, out)
+		assert.Contains(t, errOut, path+c.want, c.text)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	}
+	code, _, errOut = mcountsim("check", "--strategy", "nop-nop", "--strategy-file", "x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "not both")
+}
+
+func TestCheckHTML(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.html")
+	code, _, errOut := mcountsim("check", "--strategy", "nop-nop", "--html", path)
+	require.Equal(t, 1, code, errOut)
+	page, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<html")
+	assert.Contains(t, string(page), "foreign-slot")
+	code, _, errOut = mcountsim("check", "--strategy", "nop-nop", "--html", filepath.Join(t.TempDir(), "no", "such", "dir.html"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--html:")
+}
+
+func TestCheckObject(t *testing.T) {
+	obj := "../../kernel/testdata/obj/arm-fixture.o"
+	code, out, errOut := mcountsim("check", "--object", obj, "--function", "big", "--args", "3,4", "--strategy", "nop-nop", "--iterations", "1")
+	require.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "object "+obj+": big(3,4)")
+	assert.Contains(t, out, "hazard:   foreign-slot")
+	assert.Contains(t, out, "<__gnu_mcount_nc+0x14>")
+	code, out, errOut = mcountsim("check", "--object", obj, "--function", "big", "--args", "3,4", "--strategy", "jmp-over", "--iterations", "1")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "verdict:  SAFE")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--object", obj, "--function", "nosuch"}, `no function "nosuch"`},
+		{[]string{"--object", obj}, "--object needs --function"},
+		{[]string{"--function", "big"}, "--function and --args need --object"},
+		{[]string{"--object", "../../kernel/testdata/obj/arm-unsupported.o", "--function", "odd"}, "unsupported instruction"},
+		{[]string{"--object", "../../kernel/testdata/obj/arm-runaway.o", "--function", "spin"}, "runaway"},
+	} {
+		code, _, errOut := mcountsim(append([]string{"check", "--strategy", "jmp-over"}, c.args...)...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Contains(t, errOut, c.want, "%v", c.args)
+	}
+}
