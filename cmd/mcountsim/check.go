@@ -25,7 +25,7 @@ Examples:
   mcountsim check --arch arm --strategy jmp-over --tasks 3 --json
 
   # re-run the counterexample that check printed
-  mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,14:1
+  mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,10:1,14:1
 
   # probabilistic concurrency testing: 1000 runs, bug depth 3, fixed seed
   mcountsim check --strategy nop-nop --search pct --runs 1000 --depth 3 --seed 1

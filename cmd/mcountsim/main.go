@@ -9,6 +9,7 @@
 //	mcountsim replay     --arch arm --strategy nop-nop --schedule S [flags]
 //	mcountsim strategies
 //	mcountsim sites      [--json] FILE...
+//	mcountsim merge      FILE...
 //
 // Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 package main
@@ -32,11 +33,15 @@ Usage:
   mcountsim replay     --schedule S     re-run one schedule and print its trace
   mcountsim strategies                  list the built-in strategies
   mcountsim sites      [--json] FILE... list the ftrace call sites of ELF objects
+  mcountsim merge      FILE...          combine the --json results of check --shard runs
 
 Examples:
   mcountsim check --arch arm --strategy nop-nop
   mcountsim check --arch arm --strategy jmp-over --tasks 3 --json
-  mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,14:1
+  mcountsim check --arch x86 --strategy text-poke-bp --cpus 3 --tasks 3
+  mcountsim check --strategy-file examples/strategies/two-step-rcu-tasks.strategy
+  mcountsim check --object kernel/testdata/obj/arm-fixture.o --function big --args 3,4 --strategy nop-nop
+  mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,10:1,14:1
 
 Run 'mcountsim COMMAND --help' for a command's flags.
 Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
@@ -62,6 +67,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "mcountsim: unknown command %q (want check, replay, strategies or sites; see mcountsim --help)\n", args[0])
+	fmt.Fprintf(stderr, "mcountsim: unknown command %q (want check, replay, strategies, sites or merge; see mcountsim --help)\n", args[0])
 	return 2
 }
