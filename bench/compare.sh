@@ -3,7 +3,8 @@
 # run in one go on one machine.
 #
 #  (a) simulated A32 instructions per second: mcountsim's step benchmark
-#      (sched BenchmarkStep/arm/straight, one core) against qemu-arm
+#      (sched BenchmarkRunLocal/arm/straight, the search's inner loop
+#      over thread-local code, one core) against qemu-arm
 #      -singlestep running the same instruction words (bench/loop.S);
 #  (b) time to verdict: `mcountsim check` on the seed scenario (nop-nop:
 #      UNSAFE; jmp-over: SAFE) against SPIN on the abstract Promela model of
@@ -34,7 +35,7 @@ insns=$(( 3 + ITER * (4096 + 2) + 3 ))
 t0=$(now); qemu-arm -singlestep "$tmp/loop"; t1=$(now)
 qemu_s=$(secs "$t0" "$t1")
 qemu_ips=$(echo "$insns / $qemu_s" | bc -l)
-bench=$(GOMAXPROCS=1 go test -run '^$' -bench 'Step/arm/straight$' -benchmem -count 3 ./sched)
+bench=$(GOMAXPROCS=1 go test -run '^$' -bench 'RunLocal/arm/straight$' -benchmem -count 3 ./sched)
 mc_ips=$(echo "$bench" | awk '/insns\/s/ { for (i = 1; i < NF; i++) if ($(i+1) == "insns/s") print $i }' | sort -g | tail -1)
 allocs=$(echo "$bench" | awk '/insns\/s/ { for (i = 1; i < NF; i++) if ($(i+1) == "allocs/op") print $i }' | sort -g | tail -1)
 printf '  qemu-arm -singlestep: %d instructions in %ss = %.1f M insns/s\n' "$insns" "$(fmt "$qemu_s")" "$(echo "$qemu_ips / 1000000" | bc -l)"
