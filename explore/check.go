@@ -227,12 +227,19 @@ type Space struct {
 
 // Result is the outcome of Check or Replay.
 type Result struct {
-	Mode        string          `json:"mode"` // "check" or "replay"
-	Verdict     Verdict         `json:"verdict"`
-	Space       Space           `json:"space"`
-	States      int             `json:"states"`      // distinct states visited
-	Transitions int             `json:"transitions"` // steps taken by the search
-	Runs        int             `json:"runs"`        // runs that reached their end
+	Mode        string  `json:"mode"` // "check" or "replay"
+	Verdict     Verdict `json:"verdict"`
+	Space       Space   `json:"space"`
+	States      int     `json:"states"`      // distinct states visited
+	Transitions int     `json:"transitions"` // steps taken by the search
+	// Runs counts the distinct end states of the runs that reached their
+	// end (over the largest bound searched to the end). The shards of a
+	// split reach, between them, exactly the end states of the unsharded
+	// search, so their EndStates unite to this figure.
+	Runs int `json:"runs"`
+	// EndStates lists those end states (128-bit state hashes, hex, sorted)
+	// for a sharded search, so that merge can unite them.
+	EndStates   []string        `json:"end_states,omitempty"`
 	Hazard      *detect.Hazard  `json:"hazard,omitempty"`
 	Hazards     []detect.Hazard `json:"hazards,omitempty"` // every hazard of the replayed run
 	Schedule    string          `json:"schedule"`

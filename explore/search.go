@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,6 +80,9 @@ type engine struct {
 	bound   atomic.Int64
 	minim   atomic.Bool
 	tab     *shared // the visited set of the bound being searched
+
+	endMu sync.Mutex
+	ends  map[[2]uint64]struct{} // end states of finished runs, this bound
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -188,6 +192,7 @@ func (e *engine) exhaustive() (*Result, error) {
 	for b := 0; b <= opts.Bound; b++ {
 		e.bound.Store(int64(b))
 		e.tab = newShared()
+		e.ends = map[[2]uint64]struct{}{}
 		s0, t0, r0 := e.states.Load(), e.trans.Load(), e.runs.Load()
 		items, err := e.frontier(b)
 		if err != nil {
@@ -236,9 +241,20 @@ func (e *engine) exhaustive() (*Result, error) {
 			res.TableBytes, res.TableStates = tb, int(e.states.Load()-s0)
 		}
 		res.Space.BoundsDone = b + 1
+		// Every run within bound b is within bound b+1: the end states
+		// of the largest finished bound are all of them.
+		res.Runs = len(e.ends)
+		if !opts.Shard.Whole() {
+			res.EndStates = res.EndStates[:0]
+			for h := range e.ends {
+				res.EndStates = append(res.EndStates, fmt.Sprintf("%016x%016x", h[0], h[1]))
+			}
+			sort.Strings(res.EndStates)
+		}
 	}
 	e.tab = nil
-	res.States, res.Transitions, res.Runs = int(states), int(trans), int(runs)
+	_ = runs
+	res.States, res.Transitions = int(states), int(trans)
 	switch {
 	case found != nil:
 		return e.unsafe(res, found, foundBound)
@@ -334,6 +350,7 @@ func (e *engine) frontier(b int) ([]item, error) {
 						next = append(next, item{path: path, hazard: true})
 					} else {
 						w.pending[2]++
+						w.e.end(m)
 					}
 					break
 				}
@@ -558,6 +575,7 @@ func (w *worker) dfs(m *sched.Machine, depth int) {
 				return
 			}
 			w.pending[2]++
+			w.e.end(m)
 			return
 		}
 		if len(opts) == 1 {
@@ -708,4 +726,14 @@ func appendZeros(p []int32, k int) []int32 {
 		p = append(p, 0)
 	}
 	return p
+}
+
+// end records the end state of a run that reached its end.
+func (e *engine) end(m *sched.Machine) {
+	h := m.Hash()
+	e.endMu.Lock()
+	if e.ends != nil { // nil outside the exhaustive bounds (e.g. minimization)
+		e.ends[h] = struct{}{}
+	}
+	e.endMu.Unlock()
 }

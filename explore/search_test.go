@@ -73,11 +73,15 @@ func TestShardsCoverTheSpace(t *testing.T) {
 			require.NoError(t, err)
 			for _, n := range []int{1, 3, 7} {
 				var subtrees, unsafe, safe int
+				ends := map[string]bool{}
 				minPre := math.MaxInt
 				for i := 0; i < n; i++ {
 					part, err := Check(sc, Options{Bound: 2, Shard: Shard{Index: i, Count: n}})
 					require.NoError(t, err)
 					subtrees += part.Subtrees
+					for _, h := range part.EndStates {
+						ends[h] = true
+					}
 					switch part.Verdict {
 					case Safe:
 						safe++
@@ -95,6 +99,9 @@ func TestShardsCoverTheSpace(t *testing.T) {
 				case Safe:
 					assert.Equal(t, n, safe, "n=%d", n)
 					assert.Equal(t, whole.Subtrees, subtrees, "n=%d: every subtree in exactly one shard", n)
+					if n > 1 {
+						assert.Equal(t, whole.Runs, len(ends), "n=%d: the shards' end states unite to the whole search's runs", n)
+					}
 				case Unsafe:
 					assert.Positive(t, unsafe, "n=%d", n)
 					assert.Equal(t, whole.Preemptions, minPre)

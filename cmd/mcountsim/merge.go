@@ -43,6 +43,7 @@ type shardDoc struct {
 	Transitions int             `json:"transitions"`
 	Runs        int             `json:"runs"`
 	Subtrees    int             `json:"subtrees"`
+	EndStates   []string        `json:"end_states,omitempty"`
 	Hazard      json.RawMessage `json:"hazard,omitempty"`
 	Hazards     json.RawMessage `json:"hazards,omitempty"`
 	Schedule    string          `json:"schedule"`
@@ -168,6 +169,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 	n := first.shard.Count
 	seen := make([]*shardDoc, n)
 	m := &mergedDoc{Config: first.Config, Mode: "merge", Space: first.Space}
+	ends := map[string]bool{}
 	m.Space.Shard = ""
 	m.Space.Coverage = ""
 	m.Space.Exhaustive = false
@@ -184,12 +186,22 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 		seen[d.shard.Index] = d
 		m.States += d.States
 		m.Transitions += d.Transitions
-		m.Runs += d.Runs
+		for _, h := range d.EndStates {
+			ends[h] = true
+		}
+		if d.shard.Count == 1 {
+			m.Runs = d.Runs // an unsharded document lists no end states
+		}
 		m.Subtrees += d.Subtrees
 		m.Elapsed += d.Elapsed
 		if d.Space.BoundsDone < m.Space.BoundsDone {
 			m.Space.BoundsDone = d.Space.BoundsDone
 		}
+	}
+	if n > 1 {
+		// The shards' runs overlap where their subtrees meet; their end
+		// states unite to exactly those of the unsharded search.
+		m.Runs = len(ends)
 	}
 	sort.Slice(docs, func(i, j int) bool { return docs[i].shard.Index < docs[j].shard.Index })
 	var unsafe, incomplete []*shardDoc
