@@ -33,8 +33,8 @@ Example:
 Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 `
 
-// shardDoc is one check --json document, as merge reads it.
-type shardDoc struct {
+// resultDoc is what a check --json document and a merged one share.
+type resultDoc struct {
 	Config      report.Config   `json:"config"`
 	Mode        string          `json:"mode"`
 	Verdict     explore.Verdict `json:"verdict"`
@@ -43,15 +43,20 @@ type shardDoc struct {
 	Transitions int             `json:"transitions"`
 	Runs        int             `json:"runs"`
 	Subtrees    int             `json:"subtrees"`
-	EndStates   []string        `json:"end_states,omitempty"`
 	Hazard      json.RawMessage `json:"hazard,omitempty"`
 	Hazards     json.RawMessage `json:"hazards,omitempty"`
 	Schedule    string          `json:"schedule"`
 	Preemptions int             `json:"preemptions"`
 	Steps       int             `json:"steps"`
 	Reason      string          `json:"reason,omitempty"`
-	Elapsed     int64           `json:"elapsed_ns"`
+	Elapsed     int64           `json:"elapsed_ns"` // merged: the sum over the shards
 	Run         json.RawMessage `json:"run,omitempty"`
+}
+
+// shardDoc is one check --json document, as merge reads it.
+type shardDoc struct {
+	resultDoc
+	EndStates []string `json:"end_states,omitempty"`
 
 	file  string
 	shard explore.Shard
@@ -70,23 +75,8 @@ type MergeShard struct {
 
 // mergedDoc is the result of a merge.
 type mergedDoc struct {
-	Config      report.Config   `json:"config"`
-	Mode        string          `json:"mode"`
-	Verdict     explore.Verdict `json:"verdict"`
-	Space       explore.Space   `json:"space"`
-	States      int             `json:"states"`
-	Transitions int             `json:"transitions"`
-	Runs        int             `json:"runs"`
-	Subtrees    int             `json:"subtrees"`
-	Hazard      json.RawMessage `json:"hazard,omitempty"`
-	Hazards     json.RawMessage `json:"hazards,omitempty"`
-	Schedule    string          `json:"schedule"`
-	Preemptions int             `json:"preemptions"`
-	Steps       int             `json:"steps"`
-	Reason      string          `json:"reason,omitempty"`
-	Elapsed     int64           `json:"elapsed_ns"` // sum over the shards
-	Shards      []MergeShard    `json:"shards"`
-	Run         json.RawMessage `json:"run,omitempty"`
+	resultDoc
+	Shards []MergeShard `json:"shards"`
 }
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
@@ -168,7 +158,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 	first := docs[0]
 	n := first.shard.Count
 	seen := make([]*shardDoc, n)
-	m := &mergedDoc{Config: first.Config, Mode: "merge", Space: first.Space}
+	m := &mergedDoc{resultDoc: resultDoc{Config: first.Config, Mode: "merge", Space: first.Space}}
 	ends := map[string]bool{}
 	m.Space.Shard = ""
 	m.Space.Coverage = ""
