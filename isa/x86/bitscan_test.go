@@ -10,8 +10,8 @@ import (
 // noMem is a Bus for instructions that touch no memory.
 type noMem struct{}
 
-func (noMem) Load(uint64, int, uint8) (uint64, error)  { return 0, ErrMemory }
-func (noMem) Store(uint64, int, uint64, uint8) error { return ErrMemory }
+func (noMem) Load(uint64, int, uint8) (uint64, error) { return 0, ErrMemory }
+func (noMem) Store(uint64, int, uint64, uint8) error  { return ErrMemory }
 
 func TestBitScan(t *testing.T) {
 	for _, c := range []struct {
