@@ -265,7 +265,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 
 	for i, h := range run.Hazards {
 		p.Hazards = append(p.Hazards, hazardView{First: i == 0, Kind: h.Kind.String(), Step: h.Step, CPU: h.CPU,
-			Task: name(h.Task), PC: fmt.Sprintf("%#x", h.PC), Where: h.Where, Detail: h.Detail})
+			Task: name(h.Task), PC: fmt.Sprintf("%#x", h.PC), Where: strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(where(h.PC, h.Where), " <"), ">")), Detail: h.Detail})
 		p.Data.HazardSteps = append(p.Data.HazardSteps, h.Step)
 	}
 	if len(run.Hazards) > 0 {
