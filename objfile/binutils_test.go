@@ -151,6 +151,18 @@ func binutilsSites(t *testing.T, tool, path string) map[objfile.Method][]string 
 	tables := map[string]objfile.Method{objfile.McountLocSection: objfile.MethodMloc, objfile.PatchableEntrySection: objfile.MethodPFE}
 	arm := strings.Contains(run("-h"), "ARM") && !is64
 	relocated := map[string]bool{}
+	// addrSite records the site at link-time address addr of an entry of
+	// a linked file's table.
+	addrSite := func(table string, addr uint64) {
+		found := false
+		for _, s := range secs {
+			if s.exec && s.addr != 0 && addr >= s.addr && addr < s.addr+s.size {
+				want[tables[table]] = append(want[tables[table]], site(s.name, addr-s.addr))
+				found = true
+			}
+		}
+		require.True(t, found, "%s entry %#x outside executable sections", table, addr)
+	}
 
 	// Relocations.
 	var target string
@@ -161,11 +173,38 @@ func binutilsSites(t *testing.T, tool, path string) map[objfile.Method][]string 
 			continue
 		}
 		f := strings.Fields(line)
-		if target == "" || len(f) < 5 {
+		if target == "" || len(f) < 3 {
 			continue
 		}
 		off, err := strconv.ParseUint(f[0], 16, 64)
 		if err != nil {
+			continue
+		}
+		// Position-independent files: a RELATIVE dynamic relocation
+		// (.rela.dyn, .rel.dyn) whose offset falls inside a table fills
+		// in an entry with its addend, which REL keeps in the data.
+		if strings.HasSuffix(f[2], "_RELATIVE") {
+			for table := range tables {
+				s, ok := secs[table]
+				if !ok || s.addr == 0 || off < s.addr || off >= s.addr+s.size {
+					continue
+				}
+				relocated[table] = true
+				var addr uint64
+				if len(f) >= 4 {
+					addr, err = strconv.ParseUint(f[3], 16, 64)
+					require.NoError(t, err, line)
+				} else {
+					addr = words(table)[(off-s.addr)/uint64(width)]
+				}
+				if arm {
+					addr &^= 1
+				}
+				addrSite(table, addr)
+			}
+			continue
+		}
+		if len(f) < 5 {
 			continue
 		}
 		typ, sym := f[2], f[4]
@@ -202,19 +241,12 @@ func binutilsSites(t *testing.T, tool, path string) map[objfile.Method][]string 
 		}
 	}
 	// Linked files: absolute addresses in the tables.
-	for table, m := range tables {
+	for table := range tables {
 		if _, ok := secs[table]; !ok || relocated[table] {
 			continue
 		}
 		for _, addr := range words(table) {
-			found := false
-			for _, s := range secs {
-				if s.exec && s.addr != 0 && addr >= s.addr && addr < s.addr+s.size {
-					want[m] = append(want[m], site(s.name, addr-s.addr))
-					found = true
-				}
-			}
-			require.True(t, found, "%s entry %#x outside executable sections", table, addr)
+			addrSite(table, addr)
 		}
 	}
 	for m := range want {

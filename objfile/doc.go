@@ -3,13 +3,15 @@
 // patchable-function-entry call sites.
 //
 // It loads 32-bit ARM (A32 and Thumb-2, REL relocations), x86-64 (RELA),
-// AArch64 and RISC-V 64 files, both relocatable objects (.o) and linked
-// executables. [Open] and [NewFile] read the symbols, every executable
+// AArch64 and RISC-V 64 files: relocatable objects (.o), linked
+// executables, and position-independent executables and shared objects
+// (ET_DYN). [Open] and [NewFile] read the symbols, every executable
 // section (SHF_EXECINSTR: .text, .text.startup, .text.unlikely, .init.text,
 // …), the __mcount_loc and __patchable_function_entries tables and the
-// relocations that apply to them, and check every size, offset and index
-// before using it. A corrupt file yields a [*FormatError]; the loader never
-// panics on bad input.
+// relocations that apply to them (in an ET_DYN file, the dynamic
+// relocations in .rela.dyn or .rel.dyn), and check every size, offset and
+// index before using it. A corrupt file yields a [*FormatError]; the loader
+// never panics on bad input.
 //
 // [File.Sites] finds sites by three methods and reports each site once with
 // every method that found it:
@@ -23,8 +25,17 @@
 //     -fpatchable-function-entry=N[,M]; the entry is the first NOP, which
 //     may sit before the function symbol.
 //
+// The reloc method needs static relocations, so it finds nothing in linked
+// files. There the table entries hold the sites' addresses, but in an
+// ET_DYN file a RELATIVE dynamic relocation must fill in each entry
+// (R_X86_64_RELATIVE, R_AARCH64_RELATIVE, R_RISCV_RELATIVE: the addend;
+// R_ARM_RELATIVE, a REL type: the word in the table), and the site is at
+// that link-time address (load address 0). Any other dynamic relocation
+// type on an entry is an error.
+//
 // Each site is attributed to the FUNC symbol containing it, or, for NOPs
-// placed before a function, to the function that follows them.
+// placed before a function, to the function that follows them. A linked
+// file without .symtab is read through its .dynsym.
 //
 // Imports: the standard library and golang.org/x/arch (for disassembling
 // the site bytes) only. It must not import other mcountsim packages, except,

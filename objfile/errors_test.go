@@ -189,7 +189,7 @@ func TestSitesBadInput(t *testing.T) {
 // TestSitesTruncated cuts fixtures at every offset: each prefix must fail
 // with a *FormatError, never panic and never succeed.
 func TestSitesTruncated(t *testing.T) {
-	for _, name := range []string{"arm-thumb-mloc.o", "x86-objtool.o", "arm64-pfe2.exe"} {
+	for _, name := range []string{"arm-thumb-mloc.o", "x86-objtool.o", "arm64-pfe2.exe", "x86-fentry-mrecord-pie.exe", "arm-pfe2-pie.exe"} {
 		t.Run(name, func(t *testing.T) {
 			data := readFixture(t, name)
 			for n := 0; n < len(data); n++ {

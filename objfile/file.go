@@ -60,7 +60,9 @@ type File struct {
 	ByteOrder binary.ByteOrder // byte order of the file
 	Sections  []*Section       // every section, indexed by ELF section index
 	Symbols   []Symbol         // the symbol table, indexed by ELF symbol index (0 is the null symbol)
-	SymTab    int              // section index of the symbol table
+	SymTab    int              // section index of the symbol table: .symtab, or .dynsym in a linked file without one
+
+	relr bool // a linked file with packed relative relocations (SHT_RELR), which Sites does not read
 }
 
 // Section is one ELF section header, with its contents and relocations when
@@ -84,6 +86,13 @@ type Section struct {
 	// Relocs holds the relocations that apply to this section (sorted by
 	// offset), for sections whose Data is loaded.
 	Relocs []Reloc
+	// DynRelocs holds, for the site tables of a linked file, the dynamic
+	// relocations (SHF_ALLOC REL and RELA sections such as .rela.dyn) whose
+	// r_offset falls inside the table, sorted by offset. Their Offset is a
+	// section offset, and their Sym indexes the dynamic symbol table, not
+	// File.Symbols. A REL RELATIVE relocation (R_ARM_RELATIVE) takes its
+	// addend from the table.
+	DynRelocs []Reloc
 }
 
 // Executable reports whether s holds code (SHF_EXECINSTR with contents).
@@ -107,7 +116,7 @@ type Reloc struct {
 	Offset uint64 // r_offset: section offset (ET_REL) or address
 	Type   uint32 // machine-specific type
 	Sym    int    // symbol index into File.Symbols
-	Addend int64  // RELA addend; for REL, the implicit addend read from the section data (R_ARM_ABS32 only), else 0
+	Addend int64  // RELA addend; for REL, the implicit addend read from the section data (R_ARM_ABS32, and RELATIVE in site tables), else 0
 	RELA   bool   // the addend came from the relocation entry
 }
 
@@ -350,14 +359,31 @@ func (l *loader) symbols(ef *elf.File) error {
 			break
 		}
 	}
+	dynamic := false
+	if f.SymTab < 0 && f.Type != elf.ET_REL {
+		// A stripped linked file: fall back to the dynamic symbols.
+		for i, s := range f.Sections {
+			if s.Type == elf.SHT_DYNSYM {
+				f.SymTab, dynamic = i, true
+				break
+			}
+		}
+	}
 	if f.SymTab < 0 {
+		if f.Type != elf.ET_REL {
+			return l.errorf(-1, ErrNoSymbols, "no symbol table (.symtab or .dynsym)")
+		}
 		return l.errorf(-1, ErrNoSymbols, "no symbol table (.symtab)")
 	}
 	st := f.Sections[f.SymTab]
 	if int(st.Link) <= 0 || int(st.Link) >= len(f.Sections) || f.Sections[st.Link].Type != elf.SHT_STRTAB {
 		return l.errorf(-1, ErrCorrupt, "symbol table's string table index %d is not a string table", st.Link)
 	}
-	syms, err := ef.Symbols()
+	readSyms := ef.Symbols
+	if dynamic {
+		readSyms = ef.DynamicSymbols
+	}
+	syms, err := readSyms()
 	if err != nil {
 		if errors.Is(err, elf.ErrNoSymbols) {
 			return l.errorf(int64(st.Offset), ErrNoSymbols, "empty symbol table")
@@ -390,11 +416,19 @@ func (l *loader) symbols(ef *elf.File) error {
 func (l *loader) relocations() error {
 	f := l.f
 	for i, rs := range f.Sections {
+		if rs.Type == shtRELR && f.Type != elf.ET_REL {
+			f.relr = true
+		}
 		if rs.Type != elf.SHT_REL && rs.Type != elf.SHT_RELA {
 			continue
 		}
 		if rs.Flags&elf.SHF_ALLOC != 0 && f.Type != elf.ET_REL {
-			continue // dynamic relocations of a linked file
+			// Dynamic relocations of a linked file: keep those that
+			// fill in a site table.
+			if err := l.dynRelocs(rs); err != nil {
+				return err
+			}
+			continue
 		}
 		if rs.Info == 0 || int(rs.Info) >= len(f.Sections) {
 			if f.Type == elf.ET_REL {
@@ -417,24 +451,82 @@ func (l *loader) relocations() error {
 	}
 	for _, s := range f.Sections {
 		sort.SliceStable(s.Relocs, func(i, j int) bool { return s.Relocs[i].Offset < s.Relocs[j].Offset })
+		sort.SliceStable(s.DynRelocs, func(i, j int) bool { return s.DynRelocs[i].Offset < s.DynRelocs[j].Offset })
 	}
 	return nil
 }
 
-func (l *loader) parseRelocs(rs, target *Section) ([]Reloc, error) {
+// dynRelocs reads the dynamic relocation section rs of a linked file and
+// appends to each site table the entries whose r_offset falls inside it.
+// An entry that starts inside a table but runs past its end is an error.
+func (l *loader) dynRelocs(rs *Section) error {
+	f := l.f
+	var tables []*Section
+	for _, s := range f.Sections {
+		if isTable(s.Name) && s.Data != nil && s.Flags&elf.SHF_ALLOC != 0 {
+			tables = append(tables, s)
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	relocs, err := l.decodeRelocs(rs)
+	if err != nil {
+		return err
+	}
+	width := uint64(8)
+	if f.Class == elf.ELFCLASS32 {
+		width = 4
+	}
+	for i, r := range relocs {
+		for _, t := range tables {
+			if r.Offset < t.Addr || r.Offset-t.Addr >= t.Size {
+				continue
+			}
+			pos := r.Offset - t.Addr
+			at := int64(rs.Offset) + int64(uint64(i)*relocEntsize(f.Class, r.RELA))
+			if t.Size-pos < width {
+				return l.errorf(at, ErrCorrupt, "dynamic relocation %s at %#x runs past the end of %q (size %#x)", relocTypeName(f.Machine, r.Type), r.Offset, t.Name, t.Size)
+			}
+			if !r.RELA && r.Type == relativeRelocs[f.Arch] {
+				// REL: the link-time address is in the table.
+				if width == 4 {
+					r.Addend = int64(f.ByteOrder.Uint32(t.Data[pos:]))
+				} else {
+					r.Addend = int64(f.ByteOrder.Uint64(t.Data[pos:]))
+				}
+			}
+			r.Offset = pos
+			t.DynRelocs = append(t.DynRelocs, r)
+			break
+		}
+	}
+	return nil
+}
+
+// shtRELR is SHT_RELR, the section type of packed relative relocations
+// (.relr.dyn), which debug/elf does not name.
+const shtRELR elf.SectionType = 19
+
+// relocEntsize returns the size of a REL or RELA entry of class c.
+func relocEntsize(c elf.Class, rela bool) uint64 {
+	switch {
+	case c == elf.ELFCLASS32 && !rela:
+		return 8
+	case c == elf.ELFCLASS32:
+		return 12
+	case !rela:
+		return 16
+	}
+	return 24
+}
+
+// decodeRelocs reads the entries of relocation section rs as they are in
+// the file: r_offset, type, symbol index and, for RELA, the addend.
+func (l *loader) decodeRelocs(rs *Section) ([]Reloc, error) {
 	f := l.f
 	rela := rs.Type == elf.SHT_RELA
-	var entsize uint64
-	switch {
-	case f.Class == elf.ELFCLASS32 && !rela:
-		entsize = 8
-	case f.Class == elf.ELFCLASS32 && rela:
-		entsize = 12
-	case !rela:
-		entsize = 16
-	default:
-		entsize = 24
-	}
+	entsize := relocEntsize(f.Class, rela)
 	if rs.Size%entsize != 0 {
 		return nil, l.errorf(int64(rs.Offset), ErrCorrupt, "relocation section %d (%q) size %#x is not a multiple of %d", rs.Index, rs.Name, rs.Size, entsize)
 	}
@@ -446,8 +538,7 @@ func (l *loader) parseRelocs(rs, target *Section) ([]Reloc, error) {
 	relocs := make([]Reloc, 0, len(data)/int(entsize))
 	for off := uint64(0); off < uint64(len(data)); off += entsize {
 		e := data[off : off+entsize]
-		var r Reloc
-		r.RELA = rela
+		r := Reloc{RELA: rela}
 		if f.Class == elf.ELFCLASS32 {
 			info := bo.Uint32(e[4:])
 			r.Offset = uint64(bo.Uint32(e))
@@ -463,6 +554,23 @@ func (l *loader) parseRelocs(rs, target *Section) ([]Reloc, error) {
 				r.Addend = int64(bo.Uint64(e[16:]))
 			}
 		}
+		relocs = append(relocs, r)
+	}
+	return relocs, nil
+}
+
+func (l *loader) parseRelocs(rs, target *Section) ([]Reloc, error) {
+	f := l.f
+	rela := rs.Type == elf.SHT_RELA
+	entsize := relocEntsize(f.Class, rela)
+	decoded, err := l.decodeRelocs(rs)
+	if err != nil {
+		return nil, err
+	}
+	bo := f.ByteOrder
+	relocs := make([]Reloc, 0, len(decoded))
+	for i, r := range decoded {
+		off := uint64(i) * entsize
 		at := int64(rs.Offset + off)
 		if r.Sym >= len(f.Symbols) {
 			return nil, l.errorf(at, ErrCorrupt, "relocation in %q refers to symbol %d, symbol table has %d", rs.Name, r.Sym, len(f.Symbols))

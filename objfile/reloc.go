@@ -66,6 +66,16 @@ var tableRelocs = map[Arch]map[uint32]uint64{
 	ArchRISCV64: {uint32(elf.R_RISCV_64): 8},
 }
 
+// relativeRelocs gives, per architecture, the dynamic relocation type that
+// fills a site table entry of a position-independent file: it stores the
+// load address plus the addend (RELA) or plus the word already there (REL).
+var relativeRelocs = [...]uint32{
+	ArchARM:     uint32(elf.R_ARM_RELATIVE),
+	ArchX86_64:  uint32(elf.R_X86_64_RELATIVE),
+	ArchARM64:   uint32(elf.R_AARCH64_RELATIVE),
+	ArchRISCV64: uint32(elf.R_RISCV_RELATIVE),
+}
+
 // relocWidth returns how many bytes of the target section a relocation of
 // type t touches, as far as this package needs to know: the width of the
 // types it interprets, 0 for NONE-like types, 1 (the offset must lie inside

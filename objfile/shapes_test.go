@@ -1,6 +1,7 @@
 package objfile_test
 
 import (
+	"debug/elf"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
@@ -89,17 +90,40 @@ func TestSitesShapes(t *testing.T) {
 				}
 				assert.Equal(t, fmt.Sprintf("callq %#x", fentry), s.Disasm, "calls the stub __fentry__")
 			}},
+		// Position-independent: the tables are filled in by RELATIVE
+		// dynamic relocations; the linker relaxed the GOT call.
+		{file: "x86-fentry-mrecord-pie.exe", arch: objfile.ArchX86_64, methods: []objfile.Method{mloc}, reloc: "", bytes: "", funcs: traced, funcOff: 0, linked: true,
+			check: func(t *testing.T, f *objfile.File, s objfile.Site) {
+				assert.Equal(t, elf.ET_DYN, f.Type)
+				require.Len(t, s.Bytes, 6, s.FunctionRef())
+				assert.Equal(t, []byte{0x67, 0xe8}, s.Bytes[:2], "addr32 call")
+				var fentry uint64
+				for _, sym := range f.Symbols {
+					if sym.Name == "__fentry__" {
+						fentry = sym.Value
+					}
+				}
+				assert.Equal(t, fmt.Sprintf("addr32 callq %#x", fentry), s.Disasm, "calls the stub __fentry__")
+			}},
 
 		{file: "arm64-pg.o", arch: objfile.ArchARM64, methods: []objfile.Method{reloc}, reloc: "R_AARCH64_CALL26", bytes: "00000094", funcs: traced, funcOff: -100},
 		{file: "arm64-pfe2.o", arch: objfile.ArchARM64, methods: []objfile.Method{pfe}, bytes: "1f2003d5", funcs: tracedPFE, funcOff: 0},
 		{file: "arm64-pfe4-2.o", arch: objfile.ArchARM64, methods: []objfile.Method{pfe}, bytes: "1f2003d5", funcs: tracedPFE, funcOff: -8},
 		{file: "arm64-pfe2.exe", arch: objfile.ArchARM64, methods: []objfile.Method{pfe}, bytes: "1f2003d5", funcs: tracedPFE, funcOff: 0, linked: true},
+		{file: "arm64-pfe2-pie.exe", arch: objfile.ArchARM64, methods: []objfile.Method{pfe}, bytes: "1f2003d5", funcs: tracedPFE, funcOff: 0, linked: true, check: pie},
+		{file: "arm-pfe2-pie.exe", arch: objfile.ArchARM, methods: []objfile.Method{pfe}, bytes: "0000a0e1", funcs: tracedPFE, funcOff: 0, linked: true,
+			check: func(t *testing.T, f *objfile.File, s objfile.Site) {
+				pie(t, f, s)
+				assert.False(t, s.Thumb)
+				assert.Equal(t, "mov r0, r0", s.Disasm)
+			}},
 
 		{file: "riscv64-pg.o", arch: objfile.ArchRISCV64, methods: []objfile.Method{reloc}, reloc: "R_RISCV_CALL_PLT", bytes: "97000000e7800000", funcs: traced, funcOff: -100,
 			check: func(t *testing.T, f *objfile.File, s objfile.Site) {
 				assert.Equal(t, "auipc x1,0x0; jalr x1", s.Disasm)
 			}},
 		{file: "riscv64-pfe4.o", arch: objfile.ArchRISCV64, methods: []objfile.Method{pfe}, bytes: "0100", funcs: tracedPFE, funcOff: 0},
+		{file: "riscv64-pfe4-pie.exe", arch: objfile.ArchRISCV64, methods: []objfile.Method{pfe}, bytes: "0100", funcs: tracedPFE, funcOff: 0, linked: true, check: pie},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -154,6 +178,19 @@ func TestSitesShapes(t *testing.T) {
 	for _, p := range fixtures(t) {
 		assert.True(t, seen[filepath.Base(p)], "fixture %s has no shape test", p)
 	}
+}
+
+// pie checks that a fixture is position-independent and that its sites
+// lie at their link-time addresses, in .text (init_fn in .init.text).
+func pie(t *testing.T, f *objfile.File, s objfile.Site) {
+	assert.Equal(t, elf.ET_DYN, f.Type)
+	sec := f.Sections[s.SectionIndex]
+	if s.Function == "init_fn" {
+		assert.Equal(t, ".init.text", sec.Name)
+	} else {
+		assert.Equal(t, ".text", sec.Name)
+	}
+	assert.Equal(t, sec.Addr+s.SectionOffset, s.Address)
 }
 
 // armPush checks the ARM details of a -pg site.

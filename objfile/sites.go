@@ -232,6 +232,10 @@ func (fd *finder) tableSites(tab *Section, m Method) error {
 			relocs[r.Offset] = r
 		}
 	}
+	dyn, err := fd.dynEntries(tab, width)
+	if err != nil {
+		return err
+	}
 	for off := uint64(0); off < uint64(len(tab.Data)); off += width {
 		at := int64(tab.Offset + off)
 		var raw uint64
@@ -257,11 +261,30 @@ func (fd *finder) tableSites(tab *Section, m Method) error {
 			sec = f.Sections[sym.Section]
 			pos = sym.Value + uint64(r.Addend)
 		} else {
-			sec = fd.sectionAt(raw)
-			if sec == nil {
-				return errorf(f.Name, at, ErrCorrupt, "%s entry %d (%#x) is not inside an executable section", tab.Name, off/width, raw)
+			// A linked file: the entry holds the site's address, or,
+			// in a position-independent file, a RELATIVE dynamic
+			// relocation supplies it (load address 0).
+			addr := raw
+			if r := dyn[off]; r != nil {
+				if want := relativeRelocs[f.Arch]; r.Type != want {
+					return errorf(f.Name, at, ErrCorrupt, "%s entry %d has dynamic relocation %s, not %s", tab.Name, off/width, f.RelocTypeName(r.Type), f.RelocTypeName(want))
+				}
+				addr = uint64(r.Addend)
+				if width == 4 {
+					addr = uint64(uint32(addr))
+				}
+			} else if f.Type == elf.ET_DYN {
+				why := ""
+				if f.relr {
+					why = " (packed SHT_RELR relocations are not supported)"
+				}
+				return errorf(f.Name, at, ErrCorrupt, "%s entry %d (%#x) of a position-independent file has no %s dynamic relocation%s", tab.Name, off/width, raw, f.RelocTypeName(relativeRelocs[f.Arch]), why)
 			}
-			pos = raw - sec.Addr
+			sec = fd.sectionAt(addr)
+			if sec == nil {
+				return errorf(f.Name, at, ErrCorrupt, "%s entry %d (%#x) is not inside an executable section", tab.Name, off/width, addr)
+			}
+			pos = addr - sec.Addr
 		}
 		if f.Arch == ArchARM {
 			pos &^= 1 // Thumb bit, as ftrace_call_adjust() clears it
@@ -275,6 +298,29 @@ func (fd *finder) tableSites(tab *Section, m Method) error {
 		fd.add(sec, pos, m)
 	}
 	return nil
+}
+
+// dynEntries maps the entries of site table tab to the dynamic relocation
+// that fills each in. A dynamic relocation between entries, or two at one
+// entry, is an error; R_*_NONE entries are ignored.
+func (fd *finder) dynEntries(tab *Section, width uint64) (map[uint64]*Reloc, error) {
+	f := fd.f
+	dyn := map[uint64]*Reloc{}
+	for i := range tab.DynRelocs {
+		r := &tab.DynRelocs[i]
+		if r.Type == 0 {
+			continue
+		}
+		at := int64(tab.Offset + r.Offset)
+		if r.Offset%width != 0 || r.Offset >= uint64(len(tab.Data)) {
+			return nil, errorf(f.Name, at, ErrCorrupt, "dynamic relocation %s at %s+%#x is not at an entry", f.RelocTypeName(r.Type), tab.Name, r.Offset)
+		}
+		if dyn[r.Offset] != nil {
+			return nil, errorf(f.Name, at, ErrCorrupt, "%s entry %d has two dynamic relocations", tab.Name, r.Offset/width)
+		}
+		dyn[r.Offset] = r
+	}
+	return dyn, nil
 }
 
 // sectionAt returns the executable section of a linked file holding addr.

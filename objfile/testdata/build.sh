@@ -4,9 +4,10 @@
 # It compiles src/shapes.c with Debian's gcc 12 cross compilers under the
 # ftrace flag sets, derives kernel-like objects from the compiler's assembly
 # (a recordmcount-like __mcount_loc for ARM, an objtool-like NOP form for
-# x86-64), links two small executables, and writes an `objdump -d -r`
-# listing next to every object. It builds everything twice and fails if the
-# two builds differ.
+# x86-64), links small static and position-independent executables, and
+# writes an `objdump -d -r` listing (`objdump -d -r -R` and `objdump -R`
+# for the PIEs) next to every object. It builds everything twice and fails
+# if the two builds differ.
 #
 # Kernel objects: when Debian's linux-source-6.1 is installed (or
 # LINUX_SOURCE names its tarball), it also builds the kernel's own
@@ -97,6 +98,25 @@ link() {
 			-Wl,-z,norelro -o "$out/$name" shapes.o stubs.o)
 }
 
+# pie NAME CC FLAGS... links shapes.c and stubs.c into a freestanding
+# position-independent executable (ET_DYN) linked at address 0: at load
+# time R_*_RELATIVE dynamic relocations fill in the site tables, with the
+# site's address as addend in .rela.dyn (RELA) or, in ARM's .rel.dyn
+# (REL), as the word already in the table. -z notext accepts the text
+# relocations that __mcount_loc, a read-only section, needs. pie_ldflags,
+# if set, adds linker flags to the next pie only.
+pie() {
+	name=$1 cc=$2
+	shift 2
+	(cd "$work/src" &&
+		$cc $common -fPIE -o stubs.o stubs.c &&
+		$cc $common -fPIE "$@" -o shapes.o shapes.c &&
+		$cc -nostdlib -pie -Wl,--build-id=none -Wl,-e,_start \
+			-Wl,-z,norelro -Wl,-z,notext $pie_ldflags -o "$out/$name" shapes.o stubs.o)
+	pie_ldflags=
+}
+pie_ldflags=
+
 # Kernel fixtures made by the kernel's own tools (see kernel_tools).
 kernel_fixtures="arm-marm-recordmcount.o arm-thumb-recordmcount.o x86-pg-recordmcount.o
 x86-fentry-recordmcount.o arm64-pg-recordmcount.o x86-fentry-objtool.o"
@@ -137,6 +157,7 @@ build() {
 	object arm-thumb-pg arm-linux-gnueabi-gcc -march=armv7-a -mthumb -pg
 	armmloc arm-marm-mloc -marm -pg
 	armmloc arm-thumb-mloc -march=armv7-a -mthumb -pg
+	pie arm-pfe2-pie.exe arm-linux-gnueabi-gcc -marm -fpatchable-function-entry=2
 
 	object x86-pg-pie gcc -pg
 	object x86-pg gcc -fno-pie -pg
@@ -147,14 +168,20 @@ build() {
 	object x86-fentry-mrecord-nop gcc -fno-pie -pg -mfentry -mrecord-mcount -mnop-mcount
 	x86objtool x86-objtool -fno-pie -pg -mfentry
 	link x86-fentry-mrecord.exe gcc -pg -mfentry -mrecord-mcount
+	pie x86-fentry-mrecord-pie.exe gcc -pg -mfentry -mrecord-mcount
 
 	object arm64-pg aarch64-linux-gnu-gcc -pg
 	object arm64-pfe2 aarch64-linux-gnu-gcc -fpatchable-function-entry=2
 	object arm64-pfe4-2 aarch64-linux-gnu-gcc -fpatchable-function-entry=4,2
 	link arm64-pfe2.exe aarch64-linux-gnu-gcc -fpatchable-function-entry=2
+	# --export-dynamic: .dynsym names the global functions too, for the
+	# test that drops .symtab.
+	pie_ldflags=-Wl,--export-dynamic
+	pie arm64-pfe2-pie.exe aarch64-linux-gnu-gcc -fpatchable-function-entry=2
 
 	object riscv64-pg riscv64-linux-gnu-gcc -pg
 	object riscv64-pfe4 riscv64-linux-gnu-gcc -fpatchable-function-entry=4
+	pie riscv64-pfe4-pie.exe riscv64-linux-gnu-gcc -fpatchable-function-entry=4
 
 	if [ -x "$work/linux/recordmcount" ]; then
 		kernelize arm-marm-recordmcount arm-marm-pg recordmcount
@@ -176,7 +203,13 @@ build() {
 		riscv64-*) objdump=riscv64-linux-gnu-objdump ;;
 		*) objdump=objdump ;;
 		esac
-		(cd "$out" && $objdump -d -r "$(basename "$f")") >"$f.objdump"
+		# PIEs: -R shows the dynamic relocations inline in code; the
+		# second run lists them all, those filling the tables included.
+		case $(basename "$f") in
+		*-pie.exe) (cd "$out" && $objdump -d -r -R "$(basename "$f")" &&
+			$objdump -R "$(basename "$f")") >"$f.objdump" ;;
+		*) (cd "$out" && $objdump -d -r "$(basename "$f")") >"$f.objdump" ;;
+		esac
 	done
 }
 
