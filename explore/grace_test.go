@@ -55,3 +55,23 @@ func TestTwoStepRCUTasksSafe(t *testing.T) {
 	assert.Equal(t, 2, res.Space.Tasks)
 	assert.Equal(t, 3, res.Space.BoundsDone)
 }
+
+// Strict mode reports a mixed-site pass as a hazard of its own: nop-nop's
+// pass (boot nop, then the new bl) is one the site never held, and it is
+// seen when the task leaves the site, before the trampoline misbehaves.
+// The safe strategies never run such a pass.
+func TestStrictMixedSite(t *testing.T) {
+	res, err := Check(Scenario{Strategy: builtin(t, "nop-nop"), Strict: true}, Options{Bound: 2})
+	require.NoError(t, err)
+	require.Equal(t, Unsafe, res.Verdict)
+	assert.Equal(t, detect.MixedSite, res.Hazard.Kind)
+	assert.Contains(t, res.Hazard.Detail, "a combination the site never held")
+	for _, name := range []string{"jmp-over", "pop-lr", "add-sp", "two-step-rcu-tasks"} {
+		res, err := Check(Scenario{Strategy: builtin(t, name), Strict: true}, Options{Bound: 2})
+		require.NoError(t, err)
+		assert.Equal(t, Safe, res.Verdict, "%s: %v", name, res.Hazard)
+	}
+	x, err := Check(Scenario{Strategy: x86builtin(t, "text-poke-bp"), Strict: true}, Options{Bound: 2})
+	require.NoError(t, err)
+	assert.Equal(t, Safe, x.Verdict, "%v", x.Hazard)
+}
