@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/patch"
 	"github.com/mcountsim/mcountsim/sched"
@@ -250,4 +251,32 @@ func TestRunLocalIsApplyOfTheOnlyOption(t *testing.T) {
 			require.Greater(t, local, 0)
 		}
 	}
+}
+
+// A function that returns to the right place with its stack pointer moved
+// is a stack-imbalance (here f0's pop {r4, pc} turned into ldm sp, {r4, pc},
+// which loads the right words but leaves sp 8 bytes low).
+func TestStackImbalance(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM, kernel.Config{})
+	require.NoError(t, err)
+	f0, ok := img.Symbol("f0")
+	require.True(t, ok)
+	ret := f0 + 0x14
+	require.Equal(t, []byte{0x10, 0x80, 0xbd, 0xe8}, img.Text[ret-img.Base:ret-img.Base+4], "pop {r4, pc}")
+	copy(img.Text[ret-img.Base:], []byte{0x10, 0x80, 0x9d, 0xe8}) // ldm sp, {r4, pc}
+	st, _ := patch.Lookup(kernel.ARM, "jmp-over")
+	prog, err := patch.Compile(st, img, 2)
+	require.NoError(t, err)
+	m, err := sched.New(img, sched.Config{Bound: 0}, prog)
+	require.NoError(t, err)
+	var buf []sched.Action
+	for !m.Done() && len(m.Hazards()) == 0 {
+		buf = m.Options(buf)
+		m.Apply(buf[0])
+	}
+	require.NotEmpty(t, m.Hazards())
+	h := m.Hazards()[0]
+	assert.Equal(t, detect.StackImbalance, h.Kind)
+	assert.Equal(t, ret, h.PC)
+	assert.Contains(t, h.Detail, "f0 returned with sp")
 }
