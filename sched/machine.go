@@ -216,6 +216,7 @@ type static struct {
 	mutable   []bool   // per text byte: some store may write it
 	dataAt    []dataSeg
 	plain     []*arm.Inst // per text word: its decoding, once known to be immutable, hook-free and outside sites
+	xplain    []*x86.Inst // the same, per text byte, on x86
 	class     []uint8     // per text word: classLocal/classVisible once known
 }
 
@@ -362,6 +363,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	st.mutable = seen
 	st.class = make([]uint8, len(m.text))
 	st.plain = make([]*arm.Inst, (len(m.text)+3)/4)
+	if img.Arch == kernel.X86 {
+		st.xplain = make([]*x86.Inst, len(m.text))
+	}
 	return m, nil
 }
 

@@ -101,6 +101,26 @@ func (m *Machine) x86Step(c int8, t int8) {
 		m.fault(c, t, pc, fmt.Sprintf("pc %#x is outside text", pc))
 		return
 	}
+	// The fast path, as on ARM: an instruction whose bytes no store may
+	// write, with no hook and outside every site, was decoded once.
+	if inst := m.st.xplain[off]; inst != nil && !task.Pass.Open && !m.cfg.Record {
+		sp := r.R[x86.RSP]
+		m.cur = t
+		m.loadedInto = 0
+		flow, err := x86.Exec(inst, r, &m.xb)
+		if err != nil {
+			if errors.Is(err, x86.ErrBreakpoint) {
+				m.int3(c, t, pc)
+				return
+			}
+			m.fault(c, t, pc, err.Error())
+			return
+		}
+		if flow >= x86.FlowCall || m.loadedInto != 0 {
+			m.control(c, t, pc, uint8(flow), r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
+		}
+		return
+	}
 	if h := m.st.hook[off]; h != kernel.HookNone {
 		m.closePass(c, t)
 		m.hook(c, t, h)
@@ -120,6 +140,8 @@ func (m *Machine) x86Step(c int8, t int8) {
 	}
 	if m.mutable(off, int(n)) {
 		m.checkTorn(c, t, pc, inst)
+	} else if m.st.siteOf[off] < 0 {
+		m.st.xplain[off] = inst
 	}
 	if m.cfg.Record {
 		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), inst.Bytes()...),
