@@ -16,8 +16,13 @@ import (
 
 func builtin(t testing.TB, name string) *patch.Strategy {
 	t.Helper()
-	s, ok := patch.Lookup(kernel.ARM, name)
-	require.True(t, ok, "no built-in %s", name)
+	return lookup(t, kernel.ARM, name)
+}
+
+func lookup(t testing.TB, arch kernel.Arch, name string) *patch.Strategy {
+	t.Helper()
+	s, ok := patch.Lookup(arch, name)
+	require.True(t, ok, "no built-in %v %s", arch, name)
 	return s
 }
 

@@ -16,9 +16,7 @@ import (
 
 func x86builtin(t testing.TB, name string) *patch.Strategy {
 	t.Helper()
-	s, ok := patch.Lookup(kernel.X86, name)
-	require.True(t, ok, "no built-in %s", name)
-	return s
+	return lookup(t, kernel.X86, name)
 }
 
 // Issue 4, acceptance 1: plain byte-by-byte writes let a CPU fetch a call
