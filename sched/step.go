@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 
 	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/isa/arm"
@@ -287,7 +288,7 @@ func (m *Machine) runPlainARM(c int8, t int8, max int) int {
 			m.fault(c, t, uint64(pc), err.Error())
 			break
 		}
-		if flow >= arm.FlowCall || m.loadedInto != 0 {
+		if flow >= isa.FlowCall || m.loadedInto != 0 {
 			m.control(c, t, uint64(pc), uint8(flow), uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
 		}
 		m.checkBudget(c)
@@ -597,18 +598,17 @@ func (m *Machine) stopperStep(c int8) {
 
 // ---- workers ----
 
-// Load implements arm.Bus for the task executing now.
-func (m *Machine) Load(addr uint32, size int, reg uint8) (uint32, error) {
+// Load implements isa.Bus for the ARM task executing now.
+func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
 	// Only whole-word loads can restore a return address; gcc also uses
 	// lr as a scratch register for halfwords and bytes once it is saved.
 	link := size == 4 && (reg == arm.LR || reg == arm.PC)
-	v, err := m.loadMem(uint64(addr), size, reg, link)
-	return uint32(v), err
+	return m.loadMem(addr, size, reg, link)
 }
 
-// Store implements arm.Bus for the task executing now.
-func (m *Machine) Store(addr uint32, size int, v uint32, reg uint8) error {
-	return m.storeMem(uint64(addr), size, uint64(v), reg)
+// Store implements isa.Bus for the ARM task executing now.
+func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
+	return m.storeMem(addr, size, v, reg)
 }
 
 // loadMem reads size bytes at a for the task executing now: from its own
@@ -631,7 +631,7 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 	case ok:
 		mem = m.data[off:]
 	default:
-		return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: %w", size, a, lo, hi, arm.ErrMemory)
+		return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: %w", size, a, lo, hi, isa.ErrMemory)
 	}
 	var v uint64
 	for i := size - 1; i >= 0; i-- {
@@ -655,7 +655,7 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: %w", size, a, lo, hi, arm.ErrMemory)
+	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: %w", size, a, lo, hi, isa.ErrMemory)
 }
 
 func (m *Machine) stackRange(t int8) (uint64, uint64) {
@@ -688,7 +688,7 @@ func (m *Machine) workerStep(c int8, t int8) {
 			m.fault(c, t, pc, err.Error())
 			return
 		}
-		if flow >= arm.FlowCall || m.loadedInto != 0 {
+		if flow >= isa.FlowCall || m.loadedInto != 0 {
 			m.control(c, t, pc, uint8(flow), uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
 		}
 		return
@@ -741,9 +741,9 @@ func nameOr(s, alt string) string {
 func (m *Machine) regName(r uint8) string {
 	if m.img.Arch == kernel.X86 {
 		switch r {
-		case x86.RIPReg:
+		case isa.PCReg:
 			return "the return address (rip)"
-		case x86.RetAddr:
+		case isa.RetAddr:
 			return "a call's return address"
 		}
 		if r < 16 {
@@ -765,7 +765,7 @@ func (m *Machine) regName(r uint8) string {
 // isLink reports whether a slot written from src holds a saved link value.
 func (m *Machine) isLink(src uint8) bool {
 	if m.img.Arch == kernel.X86 {
-		return src == x86.RetAddr
+		return src == isa.RetAddr
 	}
 	return src == arm.LR
 }
@@ -774,9 +774,9 @@ func (m *Machine) slotSource(src uint8) string {
 	switch {
 	case src == detect.SlotUnwritten:
 		return "never written"
-	case src == arm.NoReg:
+	case src == isa.NoReg:
 		return "written by no register"
-	case m.img.Arch == kernel.X86 && src == x86.RetAddr:
+	case m.img.Arch == kernel.X86 && src == isa.RetAddr:
 		return "written by a call (a return address)"
 	}
 	return "written from " + m.regName(src)

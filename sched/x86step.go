@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 	"strings"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -16,7 +17,7 @@ import (
 type x86bus struct{ m *Machine }
 
 func (b *x86bus) Load(addr uint64, size int, reg uint8) (uint64, error) {
-	return b.m.loadMem(addr, size, reg, size == 8 && reg == x86.RIPReg)
+	return b.m.loadMem(addr, size, reg, size == 8 && reg == isa.PCReg)
 }
 
 func (b *x86bus) Store(addr uint64, size int, v uint64, reg uint8) error {
@@ -109,14 +110,14 @@ func (m *Machine) x86Step(c int8, t int8) {
 		m.loadedInto = 0
 		flow, err := x86.Exec(inst, r, &m.xb)
 		if err != nil {
-			if errors.Is(err, x86.ErrBreakpoint) {
+			if errors.Is(err, isa.ErrBreakpoint) {
 				m.int3(c, t, pc)
 				return
 			}
 			m.fault(c, t, pc, err.Error())
 			return
 		}
-		if flow >= x86.FlowCall || m.loadedInto != 0 {
+		if flow >= isa.FlowCall || m.loadedInto != 0 {
 			m.control(c, t, pc, uint8(flow), r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
 		}
 		return
@@ -151,7 +152,7 @@ func (m *Machine) x86Step(c int8, t int8) {
 	m.cur = t
 	m.loadedInto = 0
 	flow, err := x86.Exec(inst, r, &m.xb)
-	if errors.Is(err, x86.ErrBreakpoint) {
+	if errors.Is(err, isa.ErrBreakpoint) {
 		m.int3(c, t, pc)
 		return
 	}
@@ -280,7 +281,7 @@ func (m *Machine) int3(c int8, t int8, pc uint64) {
 	if target, ok := inst.Target(pc); ok && inst.Op == x86asm.CALL {
 		sp := r.R[x86.RSP]
 		m.cur = t
-		if err := m.xb.Store(sp-8, 8, next, x86.RetAddr); err != nil {
+		if err := m.xb.Store(sp-8, 8, next, isa.RetAddr); err != nil {
 			m.fault(c, t, pc, err.Error())
 			return
 		}

@@ -2,19 +2,20 @@ package arm
 
 import (
 	"encoding/binary"
+	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 )
 
-// sliceBus is a minimal Bus over one byte slice, as a simulator would use.
+// sliceBus is a minimal isa.Bus over one byte slice, as a simulator would use.
 type sliceBus struct {
 	base uint32
 	mem  []byte
 }
 
-func (b *sliceBus) Load(addr uint32, size int, reg uint8) (uint32, error) {
+func (b *sliceBus) load32(addr uint32, size int, reg uint8) (uint32, error) {
 	o := addr - b.base
 	if uint64(o)+uint64(size) > uint64(len(b.mem)) {
-		return 0, ErrMemory
+		return 0, isa.ErrMemory
 	}
 	switch size {
 	case 1:
@@ -25,10 +26,10 @@ func (b *sliceBus) Load(addr uint32, size int, reg uint8) (uint32, error) {
 	return binary.LittleEndian.Uint32(b.mem[o:]), nil
 }
 
-func (b *sliceBus) Store(addr uint32, size int, v uint32, reg uint8) error {
+func (b *sliceBus) store32(addr uint32, size int, v uint32, reg uint8) error {
 	o := addr - b.base
 	if uint64(o)+uint64(size) > uint64(len(b.mem)) {
-		return ErrMemory
+		return isa.ErrMemory
 	}
 	switch size {
 	case 1:
@@ -99,4 +100,13 @@ func BenchmarkExec(b *testing.B) {
 		b.Fatalf("unbalanced: sp %#x lr %#x", r.R[SP], r.R[LR])
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchCode)), "ns/inst")
+}
+
+func (b *sliceBus) Load(a uint64, size int, reg uint8) (uint64, error) {
+	v, err := b.load32(uint32(a), size, reg)
+	return uint64(v), err
+}
+
+func (b *sliceBus) Store(a uint64, size int, v uint64, reg uint8) error {
+	return b.store32(uint32(a), size, uint32(v), reg)
 }

@@ -2,12 +2,13 @@ package arm
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// access is one Bus access as the fake bus saw it.
+// access is one isa.Bus access as the fake bus saw it.
 type access struct {
 	store bool
 	addr  uint32
@@ -22,14 +23,14 @@ func (a access) String() string {
 		k = "S"
 	}
 	r := "-"
-	if a.reg != NoReg {
+	if a.reg != isa.NoReg {
 		r = regName(a.reg)
 	}
 	return fmt.Sprintf("%s%d %#x %s =%#x", k, a.size, a.addr, r, a.value)
 }
 
 // fakeBus is a little-endian memory of the bytes in [lo, hi) that records
-// every access; anything outside faults with ErrMemory.
+// every access; anything outside faults with isa.ErrMemory.
 type fakeBus struct {
 	lo, hi uint32
 	mem    []byte
@@ -45,9 +46,9 @@ func (b *fakeBus) in(addr uint32, size int) bool {
 	return addr >= b.lo && addr < b.hi && b.hi-addr >= uint32(size)
 }
 
-func (b *fakeBus) Load(addr uint32, size int, reg uint8) (uint32, error) {
+func (b *fakeBus) load32(addr uint32, size int, reg uint8) (uint32, error) {
 	if !b.in(addr, size) {
-		return 0, fmt.Errorf("load %d bytes at %#x: %w", size, addr, ErrMemory)
+		return 0, fmt.Errorf("load %d bytes at %#x: %w", size, addr, isa.ErrMemory)
 	}
 	var v uint32
 	for i := size - 1; i >= 0; i-- {
@@ -59,9 +60,9 @@ func (b *fakeBus) Load(addr uint32, size int, reg uint8) (uint32, error) {
 	return v, nil
 }
 
-func (b *fakeBus) Store(addr uint32, size int, v uint32, reg uint8) error {
+func (b *fakeBus) store32(addr uint32, size int, v uint32, reg uint8) error {
 	if !b.in(addr, size) {
-		return fmt.Errorf("store %d bytes at %#x: %w", size, addr, ErrMemory)
+		return fmt.Errorf("store %d bytes at %#x: %w", size, addr, isa.ErrMemory)
 	}
 	for i := 0; i < size; i++ {
 		b.mem[addr-b.lo+uint32(i)] = byte(v >> (8 * i))
@@ -75,7 +76,7 @@ func (b *fakeBus) Store(addr uint32, size int, v uint32, reg uint8) error {
 func (b *fakeBus) word(addr uint32) uint32 {
 	b.record = false
 	defer func() { b.record = true }()
-	v, err := b.Load(addr, 4, NoReg)
+	v, err := b.load32(addr, 4, isa.NoReg)
 	if err != nil {
 		panic(err)
 	}
@@ -114,7 +115,7 @@ func applyState(t testing.TB, spec string, r *Regs, bus *fakeBus) {
 			if err != nil {
 				t.Fatalf("bad address in %q", f)
 			}
-			if err := bus.Store(uint32(a), 4, parseU32(t, v), NoReg); err != nil {
+			if err := bus.store32(uint32(a), 4, parseU32(t, v), isa.NoReg); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -186,4 +187,13 @@ func regsString(r *Regs) string {
 	}
 	fmt.Fprintf(&b, "nzcv=%c%c%c%c", f(r.N), f(r.Z), f(r.C), f(r.V))
 	return b.String()
+}
+
+func (b *fakeBus) Load(a uint64, size int, reg uint8) (uint64, error) {
+	v, err := b.load32(uint32(a), size, reg)
+	return uint64(v), err
+}
+
+func (b *fakeBus) Store(a uint64, size int, v uint64, reg uint8) error {
+	return b.store32(uint32(a), size, uint32(v), reg)
 }

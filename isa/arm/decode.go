@@ -4,41 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 	"math/bits"
 	"strings"
 	"sync"
 
 	"golang.org/x/arch/arm/armasm"
 )
-
-// Sentinel errors; the *Error type wraps them so that errors.Is works.
-var (
-	// ErrUndecodable means armasm does not recognise the bytes.
-	ErrUndecodable = errors.New("undecodable instruction")
-	// ErrUnsupported means the bytes decode but this executor does not
-	// implement the instruction (or this form of it).
-	ErrUnsupported = errors.New("unsupported instruction")
-	// ErrMemory means a load or store fell outside the memory the Bus serves.
-	ErrMemory = errors.New("memory fault")
-)
-
-// Error is a decode or execution failure at one address.
-type Error struct {
-	PC     uint32
-	Word   uint32
-	Disasm string // empty when the word does not decode
-	Err    error  // one of the sentinels, possibly wrapped
-}
-
-func (e *Error) Error() string {
-	d := e.Disasm
-	if d == "" {
-		d = "?"
-	}
-	return fmt.Sprintf("pc %#x: %08x (%s): %v", e.PC, e.Word, d, e.Err)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
 
 var errFetch = wrapMemory("fetch outside the text segment or misaligned")
 
@@ -62,7 +34,7 @@ type Inst struct {
 	Target         int32 // PC-relative branch displacement from pc+8
 	Imm            uint32
 
-	err error // ErrUnsupported when the executor cannot run it
+	err error // isa.ErrUnsupported when the executor cannot run it
 
 	// Resolved once by compile so that Exec switches on a dense code.
 	x      xop
@@ -204,9 +176,9 @@ const (
 )
 
 // Decode decodes the word w fetched from pc. It is safe for concurrent use.
-// An undecodable word gives an *Error wrapping ErrUndecodable; a word that
+// An undecodable word gives an *isa.Fault wrapping isa.ErrUndecodable; a word that
 // decodes to an instruction the executor does not run gives an Inst whose
-// Exec fails with ErrUnsupported (so that it faults only if executed).
+// Exec fails with isa.ErrUnsupported (so that it faults only if executed).
 func Decode(pc uint32, w uint32) (Inst, error) {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], w)
@@ -217,8 +189,8 @@ func Decode(pc uint32, w uint32) (Inst, error) {
 	}
 	decodeMu.Unlock()
 	if err != nil {
-		// The Inst is still safe to Exec: it fails with ErrUndecodable.
-		return Inst{Word: w, Cond: AL, err: ErrUndecodable}, &Error{PC: pc, Word: w, Err: ErrUndecodable}
+		// The Inst is still safe to Exec: it fails with isa.ErrUndecodable.
+		return Inst{Word: w, Cond: AL, err: isa.ErrUndecodable}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: isa.ErrUndecodable}
 	}
 	return compile(ai, w), nil
 }
@@ -272,12 +244,12 @@ func NewCache(base uint32, size int) *Cache {
 
 // Lookup returns the decoding of w at pc, from the cache when the cached
 // entry was decoded from the same word. A pc outside the segment or not
-// word aligned gives an *Error wrapping ErrMemory (and an Inst whose Exec
+// word aligned gives an *isa.Fault wrapping isa.ErrMemory (and an Inst whose Exec
 // fails the same way).
 func (c *Cache) Lookup(pc uint32, w uint32) (*Inst, error) {
 	i := (pc - c.base) >> 2
 	if pc&3 != 0 || pc < c.base || i >= uint32(len(c.entries)) {
-		return &Inst{Word: w, Cond: AL, err: errFetch}, &Error{PC: pc, Word: w, Err: errFetch}
+		return &Inst{Word: w, Cond: AL, err: errFetch}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: errFetch}
 	}
 	e := &c.entries[i]
 	if e.valid && e.inst.Word == w {
@@ -320,7 +292,7 @@ func DisasmWord(pc uint32, w uint32) string {
 }
 
 func unsupported(inst *Inst) {
-	inst.err = ErrUnsupported
+	inst.err = isa.ErrUnsupported
 }
 
 // compile resolves armasm's operands into the fields Exec uses.

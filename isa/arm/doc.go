@@ -9,12 +9,13 @@
 // address and proves on every hit that the bytes are unchanged, so a write to
 // text can never leave a stale decoding behind.
 //
-// Exec runs one decoded instruction against a register file and a Bus. The
+// Exec runs one decoded instruction against a register file and a isa.Bus. The
 // Bus sees every load and store with the register it came from or goes to:
 // that is all a detector needs for stack-slot provenance. Exec reports how
-// control left the instruction (Flow) so that callers can follow calls and
+// control left the instruction (isa.Flow) so that callers can follow calls and
 // returns without re-decoding.
 //
-// Imports: the standard library and armasm only. This package knows nothing
+// Imports: package isa (Flow, Bus, Fault and the sentinels every ISA shares),
+// the standard library and armasm only. This package knows nothing
 // of tasks, schedulers, strategies or the x86 package.
 package arm

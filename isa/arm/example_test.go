@@ -3,23 +3,24 @@ package arm_test
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 
 	"github.com/mcountsim/mcountsim/isa/arm"
 )
 
-// stack is a Bus over a small stack that prints every access.
+// stack is a isa.Bus over a small stack that prints every access.
 type stack struct {
 	base uint32
 	mem  [64]byte
 }
 
-func (s *stack) Load(addr uint32, size int, reg uint8) (uint32, error) {
+func (s *stack) load32(addr uint32, size int, reg uint8) (uint32, error) {
 	v := binary.LittleEndian.Uint32(s.mem[addr-s.base:])
 	fmt.Printf("  load  [%#x] = %#x -> r%d\n", addr, v, reg)
 	return v, nil
 }
 
-func (s *stack) Store(addr uint32, size int, v uint32, reg uint8) error {
+func (s *stack) store32(addr uint32, size int, v uint32, reg uint8) error {
 	binary.LittleEndian.PutUint32(s.mem[addr-s.base:], v)
 	fmt.Printf("  store [%#x] = %#x <- r%d\n", addr, v, reg)
 	return nil
@@ -46,7 +47,7 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		if flow == arm.FlowReturn {
+		if flow == isa.FlowReturn {
 			fmt.Printf("returned to %#x with sp %#x\n", r.R[arm.PC], r.R[arm.SP])
 			return
 		}
@@ -57,4 +58,13 @@ func Example() {
 	// 0x8004: add sp, sp, #4
 	// 0x8008: bx lr
 	// returned to 0x1234 with sp 0x9040
+}
+
+func (b *stack) Load(a uint64, size int, reg uint8) (uint64, error) {
+	v, err := b.load32(uint32(a), size, reg)
+	return uint64(v), err
+}
+
+func (b *stack) Store(a uint64, size int, v uint64, reg uint8) error {
+	return b.store32(uint32(a), size, uint32(v), reg)
 }

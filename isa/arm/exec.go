@@ -1,6 +1,7 @@
 package arm
 
 import (
+	"github.com/mcountsim/mcountsim/isa"
 	"math/bits"
 
 	"golang.org/x/arch/arm/armasm"
@@ -11,46 +12,6 @@ import (
 type Regs struct {
 	R          [16]uint32
 	N, Z, C, V bool
-}
-
-// Bus is the memory an instruction sees. size is 1, 2 or 4; a stored v
-// never has bits set above size bytes. reg names the
-// register a loaded value goes to, or a stored value comes from, so that the
-// Bus can track who wrote each slot and who reads it back; it is NoReg when
-// no register is involved.
-type Bus interface {
-	Load(addr uint32, size int, reg uint8) (uint32, error)
-	Store(addr uint32, size int, v uint32, reg uint8) error
-}
-
-// NoReg is the reg argument of a Bus access that names no register.
-const NoReg uint8 = 0xff
-
-// Flow says how control left an executed instruction.
-type Flow uint8
-
-const (
-	// FlowNext: execution continues at the next instruction (R[15] advanced).
-	FlowNext Flow = iota
-	// FlowSkipped: the condition failed; R[15] advanced.
-	FlowSkipped
-	// FlowBranch: a jump (direct, or indirect through a register or memory
-	// that is not a return).
-	FlowBranch
-	// FlowCall: BL or BLX; R[14] holds the return address.
-	FlowCall
-	// FlowReturn: BX LR, MOV PC, LR, or a load of PC from the stack (POP,
-	// LDM SP or LDR PC, [SP...]).
-	FlowReturn
-)
-
-var flowNames = [...]string{"next", "skipped", "branch", "call", "return"}
-
-func (f Flow) String() string {
-	if int(f) < len(flowNames) {
-		return flowNames[f]
-	}
-	return "Flow(?)"
 }
 
 // Passed reports whether condition c holds for the flags in r (A8.3.1).
@@ -98,55 +59,55 @@ func (r *Regs) read(n uint8) uint32 {
 
 // Exec executes inst, fetched from r.R[15], against r and bus. On success
 // R[15] holds the next address. An error leaves r in an unspecified state
-// and is an *Error wrapping ErrUnsupported, ErrMemory or the Bus's error.
-func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
+// and is an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrMemory or the isa.Bus's error.
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 	pc := r.R[PC]
 	// A failed condition makes any instruction a no-op, even one this
 	// executor cannot run (A8.3).
 	if inst.Cond != AL && !r.Passed(inst.Cond) {
 		r.R[PC] = pc + 4
-		return FlowSkipped, nil
+		return isa.FlowSkipped, nil
 	}
 	if inst.err != nil {
-		e := &Error{PC: pc, Word: inst.Word, Err: inst.err}
-		if inst.err == ErrUnsupported {
+		e := &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}
+		if inst.err == isa.ErrUnsupported {
 			e.Disasm = Disasm(inst, pc, nil)
 		}
-		return FlowNext, e
+		return isa.FlowNext, e
 	}
 	flow, err := exec(inst, r, bus, pc)
 	if err != nil {
-		return flow, &Error{PC: pc, Word: inst.Word, Disasm: Disasm(inst, pc, nil), Err: err}
+		return flow, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Disasm: Disasm(inst, pc, nil), Err: err}
 	}
 	return flow, nil
 }
 
-func exec(inst *Inst, r *Regs, bus Bus, pc uint32) (Flow, error) {
+func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 	next := pc + 4
 	switch x := inst.x; x {
 	case xNop:
 	case xB:
 		r.R[PC] = pc + 8 + uint32(inst.Target)
-		return FlowBranch, nil
+		return isa.FlowBranch, nil
 	case xBL:
 		r.R[LR] = next
 		r.R[PC] = pc + 8 + uint32(inst.Target)
-		return FlowCall, nil
+		return isa.FlowCall, nil
 	case xBX, xBLX:
 		t := r.read(inst.Rm)
 		if t&1 != 0 {
-			return FlowNext, errThumb
+			return isa.FlowNext, errThumb
 		}
 		if x == xBLX {
 			r.R[LR] = next
 			r.R[PC] = t
-			return FlowCall, nil
+			return isa.FlowCall, nil
 		}
 		r.R[PC] = t
 		if inst.Rm == LR {
-			return FlowReturn, nil
+			return isa.FlowReturn, nil
 		}
-		return FlowBranch, nil
+		return isa.FlowBranch, nil
 	case xAND, xEOR, xSUB, xRSB, xADD, xADC, xSBC, xRSC, xTST, xTEQ, xCMP, xCMN, xORR, xMOV, xBIC, xMVN:
 		return dataProc(inst, x, r, next)
 	case xMUL, xMLA, xMLS:
@@ -189,7 +150,7 @@ func exec(inst *Inst, r *Regs, bus Bus, pc uint32) (Flow, error) {
 		lsb, width := inst.Imm, uint32(inst.Ra)
 		mask := uint32(1)<<width - 1 // width <= 32; 1<<32 wraps to 0 and mask to all ones
 		if inst.Rd == PC || (x != xBFC && inst.Rm == PC) {
-			return FlowNext, wrapUnsupported("pc operand of a bitfield instruction")
+			return isa.FlowNext, wrapUnsupported("pc operand of a bitfield instruction")
 		}
 		switch x {
 		case xUBFX:
@@ -219,20 +180,15 @@ func exec(inst *Inst, r *Regs, bus Bus, pc uint32) (Flow, error) {
 	case xMultiple:
 		return multiple(inst, r, bus, next)
 	default:
-		return FlowNext, ErrUnsupported
+		return isa.FlowNext, isa.ErrUnsupported
 	}
 	r.R[PC] = next
-	return FlowNext, nil
+	return isa.FlowNext, nil
 }
 
 var errThumb = wrapUnsupported("interworking branch to Thumb state")
 
-type unsupportedDetail string
-
-func (u unsupportedDetail) Error() string { return string(u) + ": " + ErrUnsupported.Error() }
-func (u unsupportedDetail) Unwrap() error { return ErrUnsupported }
-
-func wrapUnsupported(s string) error { return unsupportedDetail(s) }
+func wrapUnsupported(s string) error { return isa.Detail(s, isa.ErrUnsupported) }
 
 // shift computes the shifter operand and its carry-out (ARM ARM A8.4.3).
 func shift(v uint32, typ armasm.Shift, n uint32, carry bool) (uint32, bool) {
@@ -318,7 +274,7 @@ func addWithCarry(x, y uint32, carry bool) (uint32, bool, bool) {
 	return sum, c1 != 0, v
 }
 
-func dataProc(inst *Inst, x xop, r *Regs, next uint32) (Flow, error) {
+func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	op2, c := r.operand2(&inst.Op2)
 	v := r.V
 	var res, rn uint32
@@ -354,16 +310,16 @@ func dataProc(inst *Inst, x xop, r *Regs, next uint32) (Flow, error) {
 	write := x < xTST || x > xCMN
 	if write && inst.Rd == PC {
 		if inst.S {
-			return FlowNext, wrapUnsupported("flag-setting write to PC (exception return)")
+			return isa.FlowNext, wrapUnsupported("flag-setting write to PC (exception return)")
 		}
 		if res&3 != 0 {
-			return FlowNext, errThumb
+			return isa.FlowNext, errThumb
 		}
 		r.R[PC] = res
 		if x == xMOV && inst.Op2.kind == opReg && inst.Op2.reg == LR {
-			return FlowReturn, nil
+			return isa.FlowReturn, nil
 		}
-		return FlowBranch, nil
+		return isa.FlowBranch, nil
 	}
 	if inst.S {
 		r.N, r.Z, r.C, r.V = res>>31 != 0, res == 0, c, v
@@ -372,10 +328,10 @@ func dataProc(inst *Inst, x xop, r *Regs, next uint32) (Flow, error) {
 		r.R[inst.Rd] = res
 	}
 	r.R[PC] = next
-	return FlowNext, nil
+	return isa.FlowNext, nil
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus Bus, next uint32) (Flow, error) {
+func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
 	m := &inst.Mem
 	base := r.read(uint8(m.Base))
 	var off uint32
@@ -399,39 +355,39 @@ func loadStore(inst *Inst, x xop, r *Regs, bus Bus, next uint32) (Flow, error) {
 		size = 2
 	}
 	if addr&uint32(size-1) != 0 {
-		return FlowNext, wrapMemory("unaligned access")
+		return isa.FlowNext, wrapMemory("unaligned access")
 	}
-	flow := FlowNext
+	flow := isa.FlowNext
 	switch x {
 	case xSTR, xSTRB, xSTRH:
 		v := r.read(inst.Rd)
 		if size < 4 {
 			v &= 1<<(8*size) - 1
 		}
-		if err := bus.Store(addr, size, v, inst.Rd); err != nil {
-			return FlowNext, err
+		if err := store(bus, addr, size, v, inst.Rd); err != nil {
+			return isa.FlowNext, err
 		}
 	case xSTRD:
-		if err := bus.Store(addr, 4, r.R[inst.Rd], inst.Rd); err != nil {
-			return FlowNext, err
+		if err := store(bus, addr, 4, r.R[inst.Rd], inst.Rd); err != nil {
+			return isa.FlowNext, err
 		}
-		if err := bus.Store(addr+4, 4, r.R[inst.Ra], inst.Ra); err != nil {
-			return FlowNext, err
+		if err := store(bus, addr+4, 4, r.R[inst.Ra], inst.Ra); err != nil {
+			return isa.FlowNext, err
 		}
 	case xLDRD:
-		lo, err := bus.Load(addr, 4, inst.Rd)
+		lo, err := load(bus, addr, 4, inst.Rd)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
-		hi, err := bus.Load(addr+4, 4, inst.Ra)
+		hi, err := load(bus, addr+4, 4, inst.Ra)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		r.R[inst.Rd], r.R[inst.Ra] = lo, hi
 	default: // loads
-		v, err := bus.Load(addr, size, inst.Rd)
+		v, err := load(bus, addr, size, inst.Rd)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		switch x {
 		case xLDRSB:
@@ -441,19 +397,19 @@ func loadStore(inst *Inst, x xop, r *Regs, bus Bus, next uint32) (Flow, error) {
 		}
 		if inst.Rd == PC {
 			if v&3 != 0 {
-				return FlowNext, errThumb
+				return isa.FlowNext, errThumb
 			}
-			flow = FlowBranch
+			flow = isa.FlowBranch
 			if m.Base == armasm.SP {
-				flow = FlowReturn
+				flow = isa.FlowReturn
 			}
 		}
 		r.R[inst.Rd] = v
 	}
-	if m.Mode != armasm.AddrOffset && !(flow != FlowNext && uint8(m.Base) == inst.Rd) {
+	if m.Mode != armasm.AddrOffset && !(flow != isa.FlowNext && uint8(m.Base) == inst.Rd) {
 		r.R[m.Base] = base + off
 	}
-	if flow == FlowNext {
+	if flow == isa.FlowNext {
 		r.R[PC] = next
 	}
 	return flow, nil
@@ -466,49 +422,57 @@ func shiftCount(s armasm.Shift, n uint8) uint32 {
 	return uint32(n)
 }
 
-type memoryDetail string
-
-func (m memoryDetail) Error() string { return string(m) }
-func (m memoryDetail) Unwrap() error { return ErrMemory }
-
-func wrapMemory(s string) error { return memoryDetail(s) }
+func wrapMemory(s string) error { return isa.Detail(s, isa.ErrMemory) }
 
 // multiple executes PUSH, POP, LDM* and STM* (A8.8.58–A8.8.62, A8.8.199–).
 // Registers go lowest first to the lowest address.
-func multiple(inst *Inst, r *Regs, bus Bus, next uint32) (Flow, error) {
+func multiple(inst *Inst, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
 	b := r.R[inst.mBase]
 	addr := b + uint32(inst.mStart)
 	if addr&3 != 0 {
-		return FlowNext, wrapMemory("unaligned access")
+		return isa.FlowNext, wrapMemory("unaligned access")
 	}
-	flow := FlowNext
+	flow := isa.FlowNext
 	for l := inst.List; l != 0; l &= l - 1 {
 		i := uint8(bits.TrailingZeros16(l))
 		if inst.mLoad {
-			v, err := bus.Load(addr, 4, i)
+			v, err := load(bus, addr, 4, i)
 			if err != nil {
-				return FlowNext, err
+				return isa.FlowNext, err
 			}
 			if i == PC {
 				if v&3 != 0 {
-					return FlowNext, errThumb
+					return isa.FlowNext, errThumb
 				}
-				flow = FlowBranch
+				flow = isa.FlowBranch
 				if inst.mBase == SP {
-					flow = FlowReturn
+					flow = isa.FlowReturn
 				}
 			}
 			r.R[i] = v
-		} else if err := bus.Store(addr, 4, r.read(i), i); err != nil {
-			return FlowNext, err
+		} else if err := store(bus, addr, 4, r.read(i), i); err != nil {
+			return isa.FlowNext, err
 		}
 		addr += 4
 	}
 	if inst.mWback && !(inst.mLoad && inst.List&(1<<inst.mBase) != 0) {
 		r.R[inst.mBase] = b + uint32(inst.mFinal)
 	}
-	if flow == FlowNext {
+	if flow == isa.FlowNext {
 		r.R[PC] = next
 	}
 	return flow, nil
 }
+
+// load and store are the Bus accesses of A32's 32-bit address space.
+func load(bus isa.Bus, addr uint32, size int, reg uint8) (uint32, error) {
+	v, err := bus.Load(uint64(addr), size, reg)
+	return uint32(v), err
+}
+
+func store(bus isa.Bus, addr uint32, size int, v uint32, reg uint8) error {
+	return bus.Store(uint64(addr), size, uint64(v), reg)
+}
+
+// wordBytes returns the little-endian bytes of an instruction word.
+func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >> 16), byte(w >> 24)} }

@@ -1,21 +1,23 @@
 package arm
 
 import (
+	"bytes"
 	"errors"
+	"github.com/mcountsim/mcountsim/isa"
 	"strings"
 	"testing"
 )
 
 // execCase runs one word at pc 0x1000 from the state in (see applyState)
 // and expects the state in+out, with pc advanced by 4 unless out sets it,
-// the given flow, and exactly the Bus accesses acc (access.String, joined
+// the given flow, and exactly the isa.Bus accesses acc (access.String, joined
 // by "; "). A non-nil err is the sentinel the failure must wrap.
 type execCase struct {
 	w    uint32
 	asm  string // armasm's GNU syntax of w, checked to catch typos in w
 	in   string
 	out  string
-	flow Flow
+	flow isa.Flow
 	acc  string
 	err  error
 }
@@ -91,11 +93,11 @@ var execCases = []execCase{
 	{w: 0xe1b00271, asm: "rors r0, r1, r2", in: "r1=0x80000001 r2=0 c=0", out: "r0=0x80000001 nzcv=1000"},
 	{w: 0xe1b00271, asm: "rors r0, r1, r2", in: "r1=0x80000001 r2=36 c=1", out: "r0=0x18000000 nzcv=0000"},
 	// Writes to PC.
-	{w: 0xe1a0f00e, asm: "mov pc, lr", in: "lr=0x2000", out: "pc=0x2000", flow: FlowReturn},
-	{w: 0xe1a0f003, asm: "mov pc, r3", in: "r3=0x3000", out: "pc=0x3000", flow: FlowBranch},
-	{w: 0xe28ff004, asm: "add pc, pc, #4", out: "pc=0x100c", flow: FlowBranch},
-	{w: 0xe1b0f00e, asm: "movs pc, lr", in: "lr=0x2000", err: ErrUnsupported},
-	{w: 0xe1a0f00e, asm: "mov pc, lr", in: "lr=0x2001", err: ErrUnsupported},
+	{w: 0xe1a0f00e, asm: "mov pc, lr", in: "lr=0x2000", out: "pc=0x2000", flow: isa.FlowReturn},
+	{w: 0xe1a0f003, asm: "mov pc, r3", in: "r3=0x3000", out: "pc=0x3000", flow: isa.FlowBranch},
+	{w: 0xe28ff004, asm: "add pc, pc, #4", out: "pc=0x100c", flow: isa.FlowBranch},
+	{w: 0xe1b0f00e, asm: "movs pc, lr", in: "lr=0x2000", err: isa.ErrUnsupported},
+	{w: 0xe1a0f00e, asm: "mov pc, lr", in: "lr=0x2001", err: isa.ErrUnsupported},
 	// Multiplies: the S forms set N and Z only.
 	{w: 0xe0000291, asm: "mul r0, r1, r2", in: "r1=0x10000 r2=0x10001", out: "r0=0x10000"},
 	{w: 0xe0100291, asm: "muls r0, r1, r2", in: "r1=0x80000000 r2=1 nzcv=0111", out: "r0=0x80000000 nzcv=1011"},
@@ -153,22 +155,22 @@ var execCases = []execCase{
 	{w: 0xe7210109, asm: "str r0, [r1, -r9, lsl #2]!", in: "r0=1 r1=0x2008 r9=1", out: "r1=0x2004", acc: "S4 0x2004 r0 =0x1"},
 	{w: uint32(StrPre(LR, SP, -8)), asm: "str lr, [sp, #-8]!", in: "lr=0x1234 sp=0x2000", out: "sp=0x1ff8", acc: "S4 0x1ff8 lr =0x1234"},
 	{w: uint32(LdrImm(LR, SP, 4)), asm: "ldr lr, [sp, #4]", in: "sp=0x2000 [0x2004]=0x1234", out: "lr=0x1234", acc: "L4 0x2004 lr =0x1234"},
-	{w: uint32(LdrPost(PC, SP, 8)), asm: "ldr pc, [sp], #8", in: "sp=0x2000 [0x2000]=0x3000", out: "pc=0x3000 sp=0x2008", flow: FlowReturn, acc: "L4 0x2000 pc =0x3000"},
-	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2000 [0x2000]=0x3000", out: "pc=0x3000", flow: FlowBranch, acc: "L4 0x2000 pc =0x3000"},
-	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2000 [0x2000]=0x3001", err: ErrUnsupported},
-	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x2002", err: ErrMemory},
-	{w: 0xe1d100b0, asm: "ldrh r0, [r1]", in: "r1=0x2001", err: ErrMemory},
-	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x8000", err: ErrMemory},
-	{w: 0xe5810000, asm: "str r0, [r1]", in: "r1=0x3ffe", err: ErrMemory},
+	{w: uint32(LdrPost(PC, SP, 8)), asm: "ldr pc, [sp], #8", in: "sp=0x2000 [0x2000]=0x3000", out: "pc=0x3000 sp=0x2008", flow: isa.FlowReturn, acc: "L4 0x2000 pc =0x3000"},
+	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2000 [0x2000]=0x3000", out: "pc=0x3000", flow: isa.FlowBranch, acc: "L4 0x2000 pc =0x3000"},
+	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2000 [0x2000]=0x3001", err: isa.ErrUnsupported},
+	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x2002", err: isa.ErrMemory},
+	{w: 0xe1d100b0, asm: "ldrh r0, [r1]", in: "r1=0x2001", err: isa.ErrMemory},
+	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x8000", err: isa.ErrMemory},
+	{w: 0xe5810000, asm: "str r0, [r1]", in: "r1=0x3ffe", err: isa.ErrMemory},
 
 	// PUSH, POP, LDM*, STM*: ascending addresses, lowest register lowest.
 	{w: uint32(PushOne(LR)), asm: "push {lr}", in: "sp=0x2000 lr=0xe", out: "sp=0x1ffc", acc: "S4 0x1ffc lr =0xe"},
 	{w: uint32(Push(RegList(R4, LR))), asm: "push {r4, lr}", in: "sp=0x2000 r4=4 lr=0xe", out: "sp=0x1ff8", acc: "S4 0x1ff8 r4 =0x4; S4 0x1ffc lr =0xe"},
-	{w: uint32(Pop(RegList(R4, PC))), asm: "pop {r4, pc}", in: "sp=0x2000 [0x2000]=0x44 [0x2004]=0x3000", out: "r4=0x44 pc=0x3000 sp=0x2008", flow: FlowReturn, acc: "L4 0x2000 r4 =0x44; L4 0x2004 pc =0x3000"},
+	{w: uint32(Pop(RegList(R4, PC))), asm: "pop {r4, pc}", in: "sp=0x2000 [0x2000]=0x44 [0x2004]=0x3000", out: "r4=0x44 pc=0x3000 sp=0x2008", flow: isa.FlowReturn, acc: "L4 0x2000 r4 =0x44; L4 0x2004 pc =0x3000"},
 	{w: uint32(Pop(1 << LR)), asm: "ldm sp!, {lr}", in: "sp=0x2000 [0x2000]=0x44", out: "lr=0x44 sp=0x2004", acc: "L4 0x2000 lr =0x44"},
-	{w: uint32(PopOne(PC)), asm: "pop {pc}", in: "sp=0x2000 [0x2000]=0x3000", out: "pc=0x3000 sp=0x2004", flow: FlowReturn, acc: "L4 0x2000 pc =0x3000"},
+	{w: uint32(PopOne(PC)), asm: "pop {pc}", in: "sp=0x2000 [0x2000]=0x3000", out: "pc=0x3000 sp=0x2004", flow: isa.FlowReturn, acc: "L4 0x2000 pc =0x3000"},
 	{w: uint32(PopOne(R5)), asm: "pop {r5}", in: "sp=0x2000 [0x2000]=5", out: "r5=5 sp=0x2004", acc: "L4 0x2000 r5 =0x5"},
-	{w: 0xe8b08006, asm: "ldm r0!, {r1, r2, pc}", in: "r0=0x2000 [0x2000]=1 [0x2004]=2 [0x2008]=0x3000", out: "r0=0x200c r1=1 r2=2 pc=0x3000", flow: FlowBranch,
+	{w: 0xe8b08006, asm: "ldm r0!, {r1, r2, pc}", in: "r0=0x2000 [0x2000]=1 [0x2004]=2 [0x2008]=0x3000", out: "r0=0x200c r1=1 r2=2 pc=0x3000", flow: isa.FlowBranch,
 		acc: "L4 0x2000 r1 =0x1; L4 0x2004 r2 =0x2; L4 0x2008 pc =0x3000"},
 	{w: 0xe9900006, asm: "ldmib r0, {r1, r2}", in: "r0=0x2000 [0x2004]=1 [0x2008]=2", out: "r1=1 r2=2", acc: "L4 0x2004 r1 =0x1; L4 0x2008 r2 =0x2"},
 	{w: 0xe8300006, asm: "ldmda r0!, {r1, r2}", in: "r0=0x2008 [0x2004]=1 [0x2008]=2", out: "r0=0x2000 r1=1 r2=2", acc: "L4 0x2004 r1 =0x1; L4 0x2008 r2 =0x2"},
@@ -178,38 +180,38 @@ var execCases = []execCase{
 	{w: 0xe8000006, asm: "stmda r0, {r1, r2}", in: "r0=0x2008 r1=1 r2=2", acc: "S4 0x2004 r1 =0x1; S4 0x2008 r2 =0x2"},
 	{w: 0xe9200003, asm: "stmdb r0!, {r0, r1}", in: "r0=0x2008 r1=1", out: "r0=0x2000", acc: "S4 0x2000 r0 =0x2008; S4 0x2004 r1 =0x1"},
 	{w: 0xe8808002, asm: "stm r0, {r1, pc}", in: "r0=0x2000 r1=1", acc: "S4 0x2000 r1 =0x1; S4 0x2004 pc =0x1008"},
-	{w: 0xe89d8001, asm: "ldm sp, {r0, pc}", in: "sp=0x2000 [0x2000]=1 [0x2004]=0x3000", out: "r0=1 pc=0x3000", flow: FlowReturn, acc: "L4 0x2000 r0 =0x1; L4 0x2004 pc =0x3000"},
+	{w: 0xe89d8001, asm: "ldm sp, {r0, pc}", in: "sp=0x2000 [0x2000]=1 [0x2004]=0x3000", out: "r0=1 pc=0x3000", flow: isa.FlowReturn, acc: "L4 0x2000 r0 =0x1; L4 0x2004 pc =0x3000"},
 	{w: 0xe8b00003, asm: "ldm r0!, {r0, r1}", in: "r0=0x2000 [0x2000]=0x77 [0x2004]=1", out: "r0=0x77 r1=1", acc: "L4 0x2000 r0 =0x77; L4 0x2004 r1 =0x1"},
-	{w: 0xe8bd8010, asm: "pop {r4, pc}", in: "sp=0x2000 [0x2004]=0x3002", err: ErrUnsupported},
-	{w: uint32(Push(RegList(R4, LR))), asm: "push {r4, lr}", in: "sp=0x1004", err: ErrMemory},
+	{w: 0xe8bd8010, asm: "pop {r4, pc}", in: "sp=0x2000 [0x2004]=0x3002", err: isa.ErrUnsupported},
+	{w: uint32(Push(RegList(R4, LR))), asm: "push {r4, lr}", in: "sp=0x1004", err: isa.ErrMemory},
 
 	// Branches.
-	{w: 0xea000000, asm: "b 0x1008", out: "pc=0x1008", flow: FlowBranch},
-	{w: 0xeafffffe, asm: "b 0x1000", out: "pc=0x1000", flow: FlowBranch},
-	{w: 0xebffffff, asm: "bl 0x1004", out: "pc=0x1004 lr=0x1004", flow: FlowCall},
-	{w: 0xeb0003fe, asm: "bl 0x2000", in: "lr=7", out: "pc=0x2000 lr=0x1004", flow: FlowCall},
-	{w: 0xe12fff1e, asm: "bx lr", in: "lr=0x3000", out: "pc=0x3000", flow: FlowReturn},
-	{w: 0xe12fff13, asm: "bx r3", in: "r3=0x3000", out: "pc=0x3000", flow: FlowBranch},
-	{w: 0xe12fff13, asm: "bx r3", in: "r3=0x3001", err: ErrUnsupported},
-	{w: 0xe12fff33, asm: "blx r3", in: "r3=0x3000", out: "pc=0x3000 lr=0x1004", flow: FlowCall},
-	{w: 0xe12fff3e, asm: "blx lr", in: "lr=0x3000", out: "pc=0x3000 lr=0x1004", flow: FlowCall},
-	{w: 0x0a000000, asm: "beq 0x1008", in: "z=0", flow: FlowSkipped},
-	{w: 0x0a000000, asm: "beq 0x1008", in: "z=1", out: "pc=0x1008", flow: FlowBranch},
-	{w: 0x1bffffff, asm: "blne 0x1004", in: "z=1 lr=5", flow: FlowSkipped},
+	{w: 0xea000000, asm: "b 0x1008", out: "pc=0x1008", flow: isa.FlowBranch},
+	{w: 0xeafffffe, asm: "b 0x1000", out: "pc=0x1000", flow: isa.FlowBranch},
+	{w: 0xebffffff, asm: "bl 0x1004", out: "pc=0x1004 lr=0x1004", flow: isa.FlowCall},
+	{w: 0xeb0003fe, asm: "bl 0x2000", in: "lr=7", out: "pc=0x2000 lr=0x1004", flow: isa.FlowCall},
+	{w: 0xe12fff1e, asm: "bx lr", in: "lr=0x3000", out: "pc=0x3000", flow: isa.FlowReturn},
+	{w: 0xe12fff13, asm: "bx r3", in: "r3=0x3000", out: "pc=0x3000", flow: isa.FlowBranch},
+	{w: 0xe12fff13, asm: "bx r3", in: "r3=0x3001", err: isa.ErrUnsupported},
+	{w: 0xe12fff33, asm: "blx r3", in: "r3=0x3000", out: "pc=0x3000 lr=0x1004", flow: isa.FlowCall},
+	{w: 0xe12fff3e, asm: "blx lr", in: "lr=0x3000", out: "pc=0x3000 lr=0x1004", flow: isa.FlowCall},
+	{w: 0x0a000000, asm: "beq 0x1008", in: "z=0", flow: isa.FlowSkipped},
+	{w: 0x0a000000, asm: "beq 0x1008", in: "z=1", out: "pc=0x1008", flow: isa.FlowBranch},
+	{w: 0x1bffffff, asm: "blne 0x1004", in: "z=1 lr=5", flow: isa.FlowSkipped},
 
-	// Unsupported instructions fault (with ErrUnsupported) only when run.
-	{w: 0xef000000, asm: "svc 0x00000000", err: ErrUnsupported},
-	{w: 0xe10f0000, asm: "mrs r0, apsr", err: ErrUnsupported},
-	{w: 0xfa000000, asm: "blx 0x1008", err: ErrUnsupported},
-	{w: 0xe1b0f00e, asm: "movs pc, lr", err: ErrUnsupported},
-	{w: 0x0f000000, asm: "svceq 0x00000000", in: "z=0", flow: FlowSkipped},
-	{w: 0xe00f0291, asm: "mul pc, r1, r2", err: ErrUnsupported},
-	{w: 0xe08f0312, asm: "add r0, pc, r2, lsl r3", err: ErrUnsupported},
-	{w: 0xe1a0f312, asm: "lsl pc, r2, r3", err: ErrUnsupported},
-	{w: 0xe1cee0d0, asm: "ldrd lr, [lr]", in: "lr=0x2000", err: ErrUnsupported},
+	// Unsupported instructions fault (with isa.ErrUnsupported) only when run.
+	{w: 0xef000000, asm: "svc 0x00000000", err: isa.ErrUnsupported},
+	{w: 0xe10f0000, asm: "mrs r0, apsr", err: isa.ErrUnsupported},
+	{w: 0xfa000000, asm: "blx 0x1008", err: isa.ErrUnsupported},
+	{w: 0xe1b0f00e, asm: "movs pc, lr", err: isa.ErrUnsupported},
+	{w: 0x0f000000, asm: "svceq 0x00000000", in: "z=0", flow: isa.FlowSkipped},
+	{w: 0xe00f0291, asm: "mul pc, r1, r2", err: isa.ErrUnsupported},
+	{w: 0xe08f0312, asm: "add r0, pc, r2, lsl r3", err: isa.ErrUnsupported},
+	{w: 0xe1a0f312, asm: "lsl pc, r2, r3", err: isa.ErrUnsupported},
+	{w: 0xe1cee0d0, asm: "ldrd lr, [lr]", in: "lr=0x2000", err: isa.ErrUnsupported},
 }
 
-func runCase(t *testing.T, c execCase) (Regs, *fakeBus, Flow, error) {
+func runCase(t *testing.T, c execCase) (Regs, *fakeBus, isa.Flow, error) {
 	t.Helper()
 	var r Regs
 	r.R[PC] = execPC
@@ -238,12 +240,12 @@ func TestExecTable(t *testing.T) {
 
 			got, bus, flow, err := runCase(t, c)
 			if c.err != nil {
-				var e *Error
+				var e *isa.Fault
 				if !errors.As(err, &e) || !errors.Is(err, c.err) {
-					t.Fatalf("err = %v, want an *Error wrapping %v", err, c.err)
+					t.Fatalf("err = %v, want an *isa.Fault wrapping %v", err, c.err)
 				}
-				if e.PC != execPC || e.Word != c.w {
-					t.Errorf("error names pc %#x word %08x", e.PC, e.Word)
+				if e.PC != uint64(execPC) || !bytes.Equal(e.Bytes, wordBytes(c.w)) {
+					t.Errorf("error names pc %#x word % x", e.PC, e.Bytes)
 				}
 				return
 			}
@@ -307,7 +309,7 @@ func TestExecConditions(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := conditionHolds(cond, before.N, before.Z, before.C, before.V)
-			if want != (flow == FlowNext) || want != (r.R[0] == 1) || !want && flow != FlowSkipped {
+			if want != (flow == isa.FlowNext) || want != (r.R[0] == 1) || !want && flow != isa.FlowSkipped {
 				t.Errorf("cond %d flags %04b: flow %v r0 %d, want executed=%v", cond, flags, flow, r.R[0], want)
 			}
 			if r.R[PC] != execPC+4 || r.N != before.N || r.Z != before.Z || r.C != before.C || r.V != before.V {
@@ -324,9 +326,9 @@ func TestExecErrors(t *testing.T) {
 	// 0xe7f000f0 is the permanently undefined UDF; armasm has no decoding.
 	for _, w := range []uint32{0xe7f000f0, 0xf0000000, 0xe6000010} {
 		_, err := Decode(0x1234, w)
-		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrUndecodable) || e.PC != 0x1234 || e.Word != w {
-			t.Errorf("Decode(%08x) err = %#v, want ErrUndecodable at 0x1234", w, err)
+		var e *isa.Fault
+		if !errors.As(err, &e) || !errors.Is(err, isa.ErrUndecodable) || e.PC != 0x1234 || !bytes.Equal(e.Bytes, wordBytes(w)) {
+			t.Errorf("Decode(%08x) err = %#v, want isa.ErrUndecodable at 0x1234", w, err)
 		}
 		if DisasmWord(0, w) != "(undecodable)" {
 			t.Errorf("DisasmWord(%08x) = %q", w, DisasmWord(0, w))
@@ -347,7 +349,7 @@ func TestExecErrors(t *testing.T) {
 		}
 	}
 	_, _, _, err := runCase(t, execCase{w: 0xe5910000, in: "r1=0x8000"})
-	if err == nil || !strings.Contains(err.Error(), "ldr r0, [r1]") || !errors.Is(err, ErrMemory) {
+	if err == nil || !strings.Contains(err.Error(), "ldr r0, [r1]") || !errors.Is(err, isa.ErrMemory) {
 		t.Errorf("fault: err = %v", err)
 	}
 }
@@ -375,7 +377,7 @@ func TestCache(t *testing.T) {
 	}
 	// Errors are cached and re-reported.
 	for i := 0; i < 2; i++ {
-		if _, err := c.Lookup(0x1014, 0xe7f000f0); !errors.Is(err, ErrUndecodable) {
+		if _, err := c.Lookup(0x1014, 0xe7f000f0); !errors.Is(err, isa.ErrUndecodable) {
 			t.Errorf("lookup %d of an undecodable word: %v", i, err)
 		}
 	}
@@ -416,12 +418,12 @@ func TestDecodeParallel(t *testing.T) {
 func TestExecUndecodableInst(t *testing.T) {
 	c := NewCache(0x1000, 16)
 	inst, err := c.Lookup(0x1000, 0xe7f000f0)
-	if !errors.Is(err, ErrUndecodable) {
+	if !errors.Is(err, isa.ErrUndecodable) {
 		t.Fatalf("Lookup err = %v", err)
 	}
 	r := Regs{Z: false}
 	r.R[PC] = 0x1000
-	if _, err := Exec(inst, &r, newFakeBus(0, 0)); !errors.Is(err, ErrUndecodable) || err.Error() != "pc 0x1000: e7f000f0 (?): undecodable instruction" {
+	if _, err := Exec(inst, &r, newFakeBus(0, 0)); !errors.Is(err, isa.ErrUndecodable) || err.Error() != "pc 0x1000: e7f000f0 (?): undecodable instruction" {
 		t.Errorf("Exec of an undecodable entry: %v", err)
 	}
 }
@@ -430,13 +432,13 @@ func TestCacheOutside(t *testing.T) {
 	c := NewCache(0x1000, 8)
 	for _, pc := range []uint32{0x0ffc, 0x1008, 0x1002, 0xfffffffc} {
 		inst, err := c.Lookup(pc, 0xe1a00000)
-		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrMemory) || e.PC != pc {
-			t.Errorf("Lookup(%#x) err = %v, want ErrMemory", pc, err)
+		var e *isa.Fault
+		if !errors.As(err, &e) || !errors.Is(err, isa.ErrMemory) || e.PC != uint64(pc) {
+			t.Errorf("Lookup(%#x) err = %v, want isa.ErrMemory", pc, err)
 		}
 		r := Regs{}
 		r.R[PC] = pc
-		if _, err := Exec(inst, &r, newFakeBus(0, 0)); !errors.Is(err, ErrMemory) {
+		if _, err := Exec(inst, &r, newFakeBus(0, 0)); !errors.Is(err, isa.ErrMemory) {
 			t.Errorf("Exec of the Lookup(%#x) result: %v", pc, err)
 		}
 	}

@@ -1,13 +1,15 @@
 package arm
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 )
 
 // FuzzExec executes arbitrary words from arbitrary register states against
-// a small bus. Nothing may panic; every failure must be an *Error wrapping
+// a small bus. Nothing may panic; every failure must be an *isa.Fault wrapping
 // one of the sentinels; straight-line flows must advance pc by 4.
 func FuzzExec(f *testing.F) {
 	for _, c := range execCases {
@@ -39,11 +41,11 @@ func FuzzExec(f *testing.F) {
 		_ = DisasmWord(0x1000, w)
 		flow, err := Exec(&inst, &r, bus)
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.PC != 0x1000 || e.Word != w {
-				t.Fatalf("%08x: error %#v is not an *Error at pc 0x1000", w, err)
+			var e *isa.Fault
+			if !errors.As(err, &e) || e.PC != 0x1000 || !bytes.Equal(e.Bytes, wordBytes(w)) {
+				t.Fatalf("%08x: error %#v is not an *isa.Fault at pc 0x1000", w, err)
 			}
-			if !errors.Is(err, ErrUndecodable) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrMemory) {
+			if !errors.Is(err, isa.ErrUndecodable) && !errors.Is(err, isa.ErrUnsupported) && !errors.Is(err, isa.ErrMemory) {
 				t.Fatalf("%08x: error %v wraps no sentinel", w, err)
 			}
 			_ = err.Error()
@@ -52,13 +54,13 @@ func FuzzExec(f *testing.F) {
 		if derr != nil {
 			t.Fatalf("%08x: undecodable word executed", w)
 		}
-		if (flow == FlowNext || flow == FlowSkipped) && r.R[PC] != 0x1004 {
+		if (flow == isa.FlowNext || flow == isa.FlowSkipped) && r.R[PC] != 0x1004 {
 			t.Fatalf("%08x (%s): flow %v but pc %#x", w, DisasmWord(0x1000, w), flow, r.R[PC])
 		}
-		if flow == FlowCall && r.R[LR] != 0x1004 {
+		if flow == isa.FlowCall && r.R[LR] != 0x1004 {
 			t.Fatalf("%08x: call with lr %#x", w, r.R[LR])
 		}
-		if flow > FlowReturn {
+		if flow > isa.FlowReturn {
 			t.Fatalf("%08x: flow %d", w, flow)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 	"io"
 	"math/bits"
 	"math/rand/v2"
@@ -518,7 +519,7 @@ func execGo(c *qcase) (qresult, error) {
 	if err != nil {
 		return qresult{}, err
 	}
-	if flow != FlowNext && flow != FlowSkipped || r.R[PC] != 0x8004 {
+	if flow != isa.FlowNext && flow != isa.FlowSkipped || r.R[PC] != 0x8004 {
 		return qresult{}, fmt.Errorf("flow %v, pc %#x", flow, r.R[PC])
 	}
 	var out qresult

@@ -1,17 +1,18 @@
 package x86
 
 import (
+	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// noMem is a Bus for instructions that touch no memory.
+// noMem is a isa.Bus for instructions that touch no memory.
 type noMem struct{}
 
-func (noMem) Load(uint64, int, uint8) (uint64, error) { return 0, ErrMemory }
-func (noMem) Store(uint64, int, uint64, uint8) error  { return ErrMemory }
+func (noMem) Load(uint64, int, uint8) (uint64, error) { return 0, isa.ErrMemory }
+func (noMem) Store(uint64, int, uint64, uint8) error  { return isa.ErrMemory }
 
 func TestBitScan(t *testing.T) {
 	for _, c := range []struct {
@@ -36,7 +37,7 @@ func TestBitScan(t *testing.T) {
 			r.R[RCX], r.R[RAX] = c.src, c.dst
 			flow, err := Exec(&inst, &r, noMem{})
 			require.NoError(t, err)
-			assert.Equal(t, FlowNext, flow)
+			assert.Equal(t, isa.FlowNext, flow)
 			assert.Equal(t, c.want, r.R[RAX])
 			assert.Equal(t, c.zf, r.ZF)
 			assert.Equal(t, uint64(0x1000+len(c.code)), r.RIP)

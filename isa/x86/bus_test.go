@@ -3,9 +3,10 @@ package x86
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 )
 
-// access is one Bus access seen by testBus.
+// access is one isa.Bus access seen by testBus.
 type access struct {
 	store bool
 	addr  uint64
@@ -15,7 +16,7 @@ type access struct {
 }
 
 // testBus is a flat little-endian memory at base that logs every access
-// when log is on. Accesses outside it fail with ErrMemory.
+// when log is on. Accesses outside it fail with isa.ErrMemory.
 type testBus struct {
 	base uint64
 	mem  []byte
@@ -37,7 +38,7 @@ func (b *testBus) clone() *testBus {
 func (b *testBus) slot(addr uint64, size int) ([]byte, error) {
 	off := addr - b.base
 	if addr < b.base || off >= uint64(len(b.mem)) || uint64(len(b.mem))-off < uint64(size) {
-		return nil, &detail{fmt.Sprintf("%d-byte access at %#x", size, addr), ErrMemory}
+		return nil, isa.Detail(fmt.Sprintf("%d-byte access at %#x", size, addr), isa.ErrMemory)
 	}
 	return b.mem[off : off+uint64(size)], nil
 }

@@ -2,63 +2,20 @@ package x86
 
 import (
 	"bytes"
-	"errors"
+	"github.com/mcountsim/mcountsim/isa"
+
 	"fmt"
 
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// Sentinel errors; the *Error type wraps them so that errors.Is works.
 var (
-	// ErrUndecodable means x86asm does not recognise the bytes, or the
-	// instruction runs past the end of the bytes available.
-	ErrUndecodable = errors.New("undecodable instruction")
-	// ErrUnsupported means the bytes decode but this executor does not
-	// implement the instruction (or this form of it).
-	ErrUnsupported = errors.New("unsupported instruction")
-	// ErrMemory means a load or store fell outside the memory the Bus serves.
-	// Bus implementations should wrap it.
-	ErrMemory = errors.New("memory fault")
-	// ErrBreakpoint means an INT3 (cc) was executed. Exec leaves the
-	// registers untouched (RIP still names the int3) so that the caller can
-	// emulate the #BP exception itself.
-	ErrBreakpoint = errors.New("breakpoint (int3)")
-)
-
-// Error is a decode or execution failure at one address.
-type Error struct {
-	PC     uint64
-	Bytes  []byte // the instruction's bytes, or up to 15 bytes from PC when it does not decode
-	Disasm string // empty when the bytes do not decode
-	Err    error  // one of the sentinels, possibly wrapped
-}
-
-func (e *Error) Error() string {
-	d := e.Disasm
-	if d == "" {
-		d = "?"
-	}
-	return fmt.Sprintf("pc %#x: % x (%s): %v", e.PC, e.Bytes, d, e.Err)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// detail is an error that adds a description to a sentinel.
-type detail struct {
-	msg      string
-	sentinel error
-}
-
-func (d *detail) Error() string { return d.msg + ": " + d.sentinel.Error() }
-func (d *detail) Unwrap() error { return d.sentinel }
-
-var (
-	errTruncated   = &detail{"truncated at the end of the bytes available", ErrUndecodable}
-	errSegment     = &detail{"fs/gs segment override", ErrUnsupported}
-	errAddrSize    = &detail{"32-bit address size", ErrUnsupported}
-	errDataSize16  = &detail{"16-bit operand size for a stack or branch instruction", ErrUnsupported}
-	errOperandForm = &detail{"operand form", ErrUnsupported}
-	errOutside     = &detail{"pc outside the text segment", ErrMemory}
+	errTruncated   = isa.Detail("truncated at the end of the bytes available", isa.ErrUndecodable)
+	errSegment     = isa.Detail("fs/gs segment override", isa.ErrUnsupported)
+	errAddrSize    = isa.Detail("32-bit address size", isa.ErrUnsupported)
+	errDataSize16  = isa.Detail("16-bit operand size for a stack or branch instruction", isa.ErrUnsupported)
+	errOperandForm = isa.Detail("operand form", isa.ErrUnsupported)
+	errOutside     = isa.Detail("pc outside the text segment", isa.ErrMemory)
 )
 
 // MaxLen is the longest x86 instruction, in bytes.
@@ -109,7 +66,7 @@ type Inst struct {
 	src2  operand // third operand (imul's immediate)
 	int3  bool
 	endbr bool
-	err   error // ErrUnsupported (wrapped) when the executor cannot run it
+	err   error // isa.ErrUnsupported (wrapped) when the executor cannot run it
 }
 
 // Bytes returns the bytes inst was decoded from. The slice aliases inst.
@@ -128,9 +85,9 @@ func (inst *Inst) Target(pc uint64) (target uint64, ok bool) {
 // should hold the bytes from pc to the end of the text segment (at most 15
 // are looked at). It is safe for concurrent use: x86asm.Decode writes no
 // shared state unless its own tests enable coverage. An undecodable or
-// truncated sequence gives an *Error wrapping ErrUndecodable; bytes that
+// truncated sequence gives an *isa.Fault wrapping isa.ErrUndecodable; bytes that
 // decode to an instruction the executor does not run give an Inst whose Exec
-// fails with ErrUnsupported (so that they fault only if executed).
+// fails with isa.ErrUnsupported (so that they fault only if executed).
 func Decode(pc uint64, src []byte) (Inst, error) {
 	var inst Inst
 	err := decode(&inst, pc, src)
@@ -152,7 +109,7 @@ func decode(inst *Inst, pc uint64, src []byte) error {
 	ai, ok := decodeAny(src[:n])
 	if !ok {
 		inst.nraw = uint8(n)
-		e := &Error{PC: pc, Bytes: bytes.Clone(src[:n]), Err: ErrUndecodable}
+		e := &isa.Fault{PC: pc, Bytes: bytes.Clone(src[:n]), Err: isa.ErrUndecodable}
 		if n < MaxLen {
 			var pad [MaxLen]byte
 			copy(pad[:], src[:n])
@@ -239,11 +196,11 @@ func NewCache(base uint64, size int) *Cache {
 // Lookup returns the decoding of the bytes at the start of src, fetched
 // from pc, from the cache when the cached entry was decoded from the same
 // bytes. src must hold the bytes from pc to the end of the segment; a pc
-// outside the segment is an *Error wrapping ErrMemory. The returned Inst stays valid until the next
+// outside the segment is an *isa.Fault wrapping isa.ErrMemory. The returned Inst stays valid until the next
 // Lookup at the same pc.
 func (c *Cache) Lookup(pc uint64, src []byte) (*Inst, error) {
 	if pc-c.base >= uint64(len(c.entries)) {
-		return nil, &Error{PC: pc, Err: errOutside}
+		return nil, &isa.Fault{PC: pc, Err: errOutside}
 	}
 	e := &c.entries[pc-c.base]
 	if e.valid {
@@ -525,7 +482,7 @@ func compile(inst *Inst) {
 			err = errOperandForm
 		}
 	default:
-		err = ErrUnsupported
+		err = isa.ErrUnsupported
 	}
 	if err == nil && (size < 1 || size > 8 || size&(size-1) != 0) {
 		err = errOperandForm

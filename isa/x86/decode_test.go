@@ -3,6 +3,7 @@ package x86
 import (
 	"errors"
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 	"sync"
 	"testing"
 
@@ -31,8 +32,8 @@ func TestUndecodable(t *testing.T) {
 			code := unhex(tc.code)
 			_, err := Decode(0x1000, code)
 			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrUndecodable)
-			var e *Error
+			assert.ErrorIs(t, err, isa.ErrUndecodable)
+			var e *isa.Fault
 			require.True(t, errors.As(err, &e))
 			assert.Equal(t, uint64(0x1000), e.PC)
 			assert.Equal(t, code, e.Bytes)
@@ -45,8 +46,8 @@ func TestUndecodable(t *testing.T) {
 	// Sixteen prefixes exceed the 15-byte limit: undecodable, not truncated.
 	code := unhex("66666666666666666666666666666690")
 	_, err := Decode(0, code)
-	require.ErrorIs(t, err, ErrUndecodable)
-	var e *Error
+	require.ErrorIs(t, err, isa.ErrUndecodable)
+	var e *isa.Fault
 	require.True(t, errors.As(err, &e))
 	assert.Len(t, e.Bytes, MaxLen)
 }
@@ -69,7 +70,7 @@ func TestHintNops(t *testing.T) {
 	} {
 		t.Run(tc.objdump, func(t *testing.T) {
 			code := unhex(tc.code)
-			runExecCases(t, []execCase{{name: tc.code, code: tc.code, flow: FlowNext, log: []access{},
+			runExecCases(t, []execCase{{name: tc.code, code: tc.code, flow: isa.FlowNext, log: []access{},
 				init: func(r *Regs, m *testBus) { r.R[RAX] = 0xdead; fl(r, "ZO") }}})
 			inst, err := Decode(0x1000, append(code, 0xcc, 0xcc))
 			require.NoError(t, err)
@@ -109,8 +110,8 @@ func TestUnsupported(t *testing.T) {
 			m := newTestBus(testMem, 0x100)
 			_, err = Exec(&inst, &r, m)
 			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrUnsupported)
-			var e *Error
+			assert.ErrorIs(t, err, isa.ErrUnsupported)
+			var e *isa.Fault
 			require.True(t, errors.As(err, &e))
 			assert.Equal(t, uint64(0x1000), e.PC)
 			assert.Equal(t, code, e.Bytes)
@@ -129,9 +130,9 @@ func TestInt3(t *testing.T) {
 	before := r
 	m := newTestBus(testMem, 0x100)
 	_, err = Exec(&inst, &r, m)
-	require.ErrorIs(t, err, ErrBreakpoint)
-	assert.NotErrorIs(t, err, ErrUnsupported)
-	var e *Error
+	require.ErrorIs(t, err, isa.ErrBreakpoint)
+	assert.NotErrorIs(t, err, isa.ErrUnsupported)
+	var e *isa.Fault
 	require.True(t, errors.As(err, &e))
 	assert.Equal(t, uint64(0x1000), e.PC)
 	assert.Equal(t, "int3", e.Disasm)
@@ -148,8 +149,8 @@ func TestMemoryFault(t *testing.T) {
 		r.R[RSP], r.R[RBX] = 0x10, 0x10
 		before := r
 		_, err = Exec(&inst, &r, m)
-		require.ErrorIs(t, err, ErrMemory, Disasm(&inst, 0x1000, nil))
-		var e *Error
+		require.ErrorIs(t, err, isa.ErrMemory, Disasm(&inst, 0x1000, nil))
+		var e *isa.Fault
 		require.True(t, errors.As(err, &e))
 		assert.Equal(t, uint64(0x1000), e.PC)
 		assert.Equal(t, before, r, "a faulting %s changes no register", Disasm(&inst, 0x1000, nil))
@@ -160,7 +161,7 @@ func TestMemoryFault(t *testing.T) {
 	require.NoError(t, err)
 	r := Regs{RIP: 0x1000}
 	_, err = Exec(&inst, &r, m)
-	require.ErrorIs(t, err, ErrMemory)
+	require.ErrorIs(t, err, isa.ErrMemory)
 	assert.Equal(t, Regs{RIP: 0x1000}, r)
 }
 
@@ -239,9 +240,9 @@ func TestCacheRevalidates(t *testing.T) {
 	// An undecodable entry is retried once its bytes change.
 	copy(text[4:], []byte{0xd6})
 	_, err = c.Lookup(base+4, text[4:])
-	require.ErrorIs(t, err, ErrUndecodable)
+	require.ErrorIs(t, err, isa.ErrUndecodable)
 	_, err = c.Lookup(base+4, text[4:])
-	require.ErrorIs(t, err, ErrUndecodable, "cached error")
+	require.ErrorIs(t, err, isa.ErrUndecodable, "cached error")
 	text[4] = 0x90
 	inst, err = c.Lookup(base+4, text[4:])
 	require.NoError(t, err)
@@ -253,7 +254,7 @@ func TestCacheRevalidates(t *testing.T) {
 	end := len(text) - 2
 	copy(text[end:], []byte{0xe8, 0x00})
 	_, err = c.Lookup(base+uint64(end), text[end:])
-	require.ErrorIs(t, err, ErrUndecodable)
+	require.ErrorIs(t, err, isa.ErrUndecodable)
 	copy(text[end:], []byte{0x90, 0xc3})
 	inst, err = c.Lookup(base+uint64(end), text[end:])
 	require.NoError(t, err)
@@ -262,8 +263,8 @@ func TestCacheRevalidates(t *testing.T) {
 	// Outside the segment.
 	for _, pc := range []uint64{base - 1, base + uint64(len(text)), 0} {
 		_, err = c.Lookup(pc, nil)
-		require.ErrorIs(t, err, ErrMemory)
-		var e *Error
+		require.ErrorIs(t, err, isa.ErrMemory)
+		var e *isa.Fault
 		require.True(t, errors.As(err, &e))
 		assert.Equal(t, pc, e.PC)
 	}

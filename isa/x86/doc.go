@@ -11,13 +11,13 @@
 // write to text (even a torn, byte-by-byte one) can never leave a stale
 // decoding behind.
 //
-// Exec runs one decoded instruction against a register file and a Bus. The
+// Exec runs one decoded instruction against a register file and a isa.Bus. The
 // Bus sees every load and store with the register it came from or goes to
-// (RetAddr for the return address a CALL pushes, RIPReg for the load of a
+// (isa.RetAddr for the return address a CALL pushes, isa.PCReg for the load of a
 // RET): that is all a detector needs for stack-slot provenance. Exec reports
-// how control left the instruction (Flow, with the same names and meanings
+// how control left the instruction (isa.Flow, with the same names and meanings
 // as package isa/arm) so that callers can follow calls and returns without
-// re-decoding. An INT3 is reported as an *Error wrapping ErrBreakpoint with
+// re-decoding. An INT3 is reported as an *isa.Fault wrapping isa.ErrBreakpoint with
 // RIP left at the int3 itself, so that the caller can emulate the trap.
 //
 // Exec runs: CALL (rel32, r/m64), JMP (rel8, rel32, r/m64), Jcc (all 16
@@ -29,7 +29,7 @@
 // MOVZX, MOVSX, MOVSXD, IMUL (two and three operands), SHL, SHR, SAR (by an
 // immediate or CL), CMOVcc, SETcc and XCHG. Anything else, a 16-bit operand
 // size on a stack or branch instruction, a 32-bit address size, or an FS/GS
-// segment, is an *Error wrapping ErrUnsupported when executed.
+// segment, is an *isa.Fault wrapping isa.ErrUnsupported when executed.
 //
 // x86asm quirks this package works around (v0.33.0): ENDBR64 is not known;
 // the reserved-NOP opcodes 0F 19–0F 1E and 0F 1F with a nonzero reg field
@@ -41,6 +41,7 @@
 // "retq" and "jmpq", prints "(%r12,%riz)" for an r12 base, and leaves out a
 // zero displacement that objdump writes ("nopl 0x0(%rax,%rax,1)").
 //
-// Imports: the standard library and x86asm only. This package knows nothing
+// Imports: package isa (Flow, Bus, Fault and the sentinels every ISA shares),
+// the standard library and x86asm only. This package knows nothing
 // of tasks, schedulers, strategies or the arm package.
 package x86

@@ -42,7 +42,7 @@ func ExampleDisasm() {
 	// 0x100a: mov %rsp,%rbp
 }
 
-// stack is a Bus over a small memory that prints every access.
+// stack is a isa.Bus over a small memory that prints every access.
 type stack struct {
 	base uint64
 	mem  [64]byte
@@ -66,7 +66,7 @@ func (s *stack) Store(addr uint64, size int, v uint64, reg uint8) error {
 }
 
 // A call and the matching return: the Bus sees the return address pushed
-// with reg=RetAddr and popped with reg=RIPReg.
+// with reg=isa.RetAddr and popped with reg=isa.PCReg.
 func ExampleExec() {
 	text := make([]byte, 0x20)
 	call, _ := x86.CallRel32(0x1000, 0x1010)

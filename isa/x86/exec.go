@@ -1,6 +1,7 @@
 package x86
 
 import (
+	"github.com/mcountsim/mcountsim/isa"
 	"math/bits"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -49,51 +50,6 @@ func (r *Regs) SetFlags(f uint64) {
 	r.ZF, r.SF, r.OF = f&FlagZF != 0, f&FlagSF != 0, f&FlagOF != 0
 }
 
-// Bus is the memory an instruction sees. size is 1, 2, 4 or 8. reg names
-// the register (0–15) a loaded value goes to, or a stored value comes from,
-// so that the Bus can track who wrote each slot and who reads it back; it
-// is RetAddr for the return address a CALL pushes, RIPReg for a load into
-// the instruction pointer (RET, and the target of an indirect CALL or JMP
-// through memory), and NoReg when no single register is involved.
-type Bus interface {
-	Load(addr uint64, size int, reg uint8) (uint64, error)
-	Store(addr uint64, size int, v uint64, reg uint8) error
-}
-
-// Special values of a Bus access's reg argument.
-const (
-	NoReg   uint8 = 0xff // no register
-	RetAddr uint8 = 0xfe // the return address a CALL pushes
-	RIPReg  uint8 = 0xfd // a load into RIP (RET, or an indirect CALL/JMP through memory)
-)
-
-// Flow says how control left an executed instruction. The names and
-// meanings are those of package isa/arm.
-type Flow uint8
-
-const (
-	// FlowNext: execution continues at the next instruction (RIP advanced).
-	FlowNext Flow = iota
-	// FlowSkipped: a conditional jump was not taken; RIP advanced.
-	FlowSkipped
-	// FlowBranch: a jump (direct, conditional and taken, or indirect).
-	FlowBranch
-	// FlowCall: CALL; the return address (the address after the call) was
-	// pushed with reg=RetAddr and RIP holds the target.
-	FlowCall
-	// FlowReturn: RET; RIP holds the popped value.
-	FlowReturn
-)
-
-var flowNames = [...]string{"next", "skipped", "branch", "call", "return"}
-
-func (f Flow) String() string {
-	if int(f) < len(flowNames) {
-		return flowNames[f]
-	}
-	return "Flow(?)"
-}
-
 // Passed reports whether condition c holds for the flags in r (SDM Vol. 1
 // table B-1).
 func (r *Regs) Passed(c Cond) bool {
@@ -120,17 +76,17 @@ func (r *Regs) Passed(c Cond) bool {
 }
 
 // Exec executes inst, fetched from r.RIP, against r and bus. On success RIP
-// holds the next address. An INT3 returns an *Error wrapping ErrBreakpoint
+// holds the next address. An INT3 returns an *isa.Fault wrapping isa.ErrBreakpoint
 // and leaves r untouched. Any other error leaves r in an unspecified state
-// and is an *Error wrapping ErrUnsupported, ErrMemory or the Bus's error.
+// and is an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrMemory or the isa.Bus's error.
 // Exec does not allocate unless it fails.
-func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 	pc := r.RIP
 	if inst.err != nil {
-		return FlowNext, execError(inst, pc, inst.err)
+		return isa.FlowNext, execError(inst, pc, inst.err)
 	}
 	if inst.int3 {
-		return FlowNext, execError(inst, pc, ErrBreakpoint)
+		return isa.FlowNext, execError(inst, pc, isa.ErrBreakpoint)
 	}
 	flow, err := execute(inst, r, bus, pc)
 	if err != nil {
@@ -140,7 +96,7 @@ func Exec(inst *Inst, r *Regs, bus Bus) (Flow, error) {
 }
 
 func execError(inst *Inst, pc uint64, err error) error {
-	return &Error{PC: pc, Bytes: append([]byte(nil), inst.Bytes()...), Disasm: Disasm(inst, pc, nil), Err: err}
+	return &isa.Fault{PC: pc, Bytes: append([]byte(nil), inst.Bytes()...), Disasm: Disasm(inst, pc, nil), Err: err}
 }
 
 var sizeMask = [9]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
@@ -188,8 +144,8 @@ func (r *Regs) addr(o *operand, next uint64) uint64 {
 }
 
 // read reads a register, memory or immediate operand of size bytes; reg is
-// the Bus's reg argument for a memory read.
-func (r *Regs) read(o *operand, size uint8, bus Bus, next uint64, reg uint8) (uint64, error) {
+// the isa.Bus's reg argument for a memory read.
+func (r *Regs) read(o *operand, size uint8, bus isa.Bus, next uint64, reg uint8) (uint64, error) {
 	switch o.kind {
 	case kindReg:
 		return r.get(o), nil
@@ -200,7 +156,7 @@ func (r *Regs) read(o *operand, size uint8, bus Bus, next uint64, reg uint8) (ui
 }
 
 // write writes a register or memory operand of size bytes.
-func (r *Regs) write(o *operand, size uint8, v uint64, bus Bus, next uint64, reg uint8) error {
+func (r *Regs) write(o *operand, size uint8, v uint64, bus isa.Bus, next uint64, reg uint8) error {
 	if o.kind == kindReg {
 		r.set(o, v)
 		return nil
@@ -208,15 +164,15 @@ func (r *Regs) write(o *operand, size uint8, v uint64, bus Bus, next uint64, reg
 	return bus.Store(r.addr(o, next), int(size), v&sizeMask[size], reg)
 }
 
-// busReg is the Bus's reg argument for a register operand.
+// busReg is the isa.Bus's reg argument for a register operand.
 func busReg(o *operand) uint8 {
 	if o.kind == kindReg {
 		return o.reg
 	}
-	return NoReg
+	return isa.NoReg
 }
 
-func (r *Regs) push(bus Bus, v uint64, reg uint8) error {
+func (r *Regs) push(bus isa.Bus, v uint64, reg uint8) error {
 	sp := r.R[RSP] - 8
 	if err := bus.Store(sp, 8, v, reg); err != nil {
 		return err
@@ -225,7 +181,7 @@ func (r *Regs) push(bus Bus, v uint64, reg uint8) error {
 	return nil
 }
 
-func (r *Regs) pop(bus Bus, reg uint8) (uint64, error) {
+func (r *Regs) pop(bus isa.Bus, reg uint8) (uint64, error) {
 	v, err := bus.Load(r.R[RSP], 8, reg)
 	if err != nil {
 		return 0, err
@@ -234,7 +190,7 @@ func (r *Regs) pop(bus Bus, reg uint8) (uint64, error) {
 	return v, nil
 }
 
-func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
+func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	next := pc + uint64(inst.Len)
 	size := inst.size
 	d, s := &inst.dst, &inst.src
@@ -244,81 +200,81 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		target := next + uint64(inst.Rel)
 		if d.kind != kindNone {
 			var err error
-			if target, err = r.read(d, 8, bus, next, RIPReg); err != nil {
-				return FlowNext, err
+			if target, err = r.read(d, 8, bus, next, isa.PCReg); err != nil {
+				return isa.FlowNext, err
 			}
 		}
-		if err := r.push(bus, next, RetAddr); err != nil {
-			return FlowNext, err
+		if err := r.push(bus, next, isa.RetAddr); err != nil {
+			return isa.FlowNext, err
 		}
 		r.RIP = target
-		return FlowCall, nil
+		return isa.FlowCall, nil
 	case x86asm.JMP:
 		target := next + uint64(inst.Rel)
 		if d.kind != kindNone {
 			var err error
-			if target, err = r.read(d, 8, bus, next, RIPReg); err != nil {
-				return FlowNext, err
+			if target, err = r.read(d, 8, bus, next, isa.PCReg); err != nil {
+				return isa.FlowNext, err
 			}
 		}
 		r.RIP = target
-		return FlowBranch, nil
+		return isa.FlowBranch, nil
 	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE, x86asm.JL,
 		x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS:
 		if !r.Passed(inst.Cond) {
 			r.RIP = next
-			return FlowSkipped, nil
+			return isa.FlowSkipped, nil
 		}
 		r.RIP = next + uint64(inst.Rel)
-		return FlowBranch, nil
+		return isa.FlowBranch, nil
 	case x86asm.RET:
-		v, err := r.pop(bus, RIPReg)
+		v, err := r.pop(bus, isa.PCReg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		r.R[RSP] += uint64(s.imm) & 0xffff
 		r.RIP = v
-		return FlowReturn, nil
+		return isa.FlowReturn, nil
 	case x86asm.PUSH:
-		v, err := r.read(d, 8, bus, next, NoReg)
+		v, err := r.read(d, 8, bus, next, isa.NoReg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		if err := r.push(bus, v, busReg(d)); err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 	case x86asm.POP:
 		v, err := r.pop(bus, busReg(d))
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		// A memory destination addressed through rsp sees the incremented
 		// rsp (SDM "POP").
-		if err := r.write(d, 8, v, bus, next, NoReg); err != nil {
+		if err := r.write(d, 8, v, bus, next, isa.NoReg); err != nil {
 			r.R[RSP] -= 8
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 	case x86asm.LEAVE:
 		r.R[RSP] = r.R[RBP]
 		v, err := r.pop(bus, uint8(RBP))
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		r.R[RBP] = v
 	case x86asm.MOV:
 		v, err := r.read(s, size, bus, next, busReg(d))
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		if err := r.write(d, size, v, bus, next, busReg(s)); err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 	case x86asm.LEA:
 		r.set(d, r.addr(s, next))
 	case x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD:
 		v, err := r.read(s, s.size, bus, next, d.reg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		if inst.Op != x86asm.MOVZX {
 			v = signExtend(v, s.size)
@@ -327,25 +283,25 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 	case x86asm.XCHG:
 		a, err := r.read(d, size, bus, next, busReg(s))
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		b, err := r.read(s, size, bus, next, busReg(d))
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		if err := r.write(d, size, b, bus, next, busReg(s)); err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		if err := r.write(s, size, a, bus, next, busReg(d)); err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 	case x86asm.ADD, x86asm.ADC, x86asm.SUB, x86asm.SBB, x86asm.AND, x86asm.OR, x86asm.XOR,
 		x86asm.CMP, x86asm.TEST:
 		return alu(inst, r, bus, next)
 	case x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT:
-		v, err := r.read(d, size, bus, next, NoReg)
+		v, err := r.read(d, size, bus, next, isa.NoReg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		var res uint64
 		switch inst.Op {
@@ -363,8 +319,8 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		case x86asm.NOT:
 			res = ^v & sizeMask[size]
 		}
-		if err := r.write(d, size, res, bus, next, NoReg); err != nil {
-			return FlowNext, err
+		if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
+			return isa.FlowNext, err
 		}
 	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
 		return shift(inst, r, bus, next)
@@ -374,7 +330,7 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		// other flags are undefined and left unchanged.
 		v, err := r.read(s, size, bus, next, d.reg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		v &= sizeMask[size]
 		r.ZF = v == 0
@@ -390,14 +346,14 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		if inst.src2.kind != kindNone {
 			var err error
 			if a, err = r.read(s, size, bus, next, d.reg); err != nil {
-				return FlowNext, err
+				return isa.FlowNext, err
 			}
 			r.set(d, r.imul(a, uint64(inst.src2.imm), size))
 			break
 		}
 		b, err := r.read(s, size, bus, next, d.reg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		r.set(d, r.imul(a, b, size))
 	case x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVG,
@@ -408,7 +364,7 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		// "CMOVcc").
 		v, err := r.read(s, size, bus, next, d.reg)
 		if err != nil {
-			return FlowNext, err
+			return isa.FlowNext, err
 		}
 		if !r.Passed(inst.Cond) {
 			v = r.get(d)
@@ -421,14 +377,14 @@ func execute(inst *Inst, r *Regs, bus Bus, pc uint64) (Flow, error) {
 		if r.Passed(inst.Cond) {
 			v = 1
 		}
-		if err := r.write(d, 1, v, bus, next, NoReg); err != nil {
-			return FlowNext, err
+		if err := r.write(d, 1, v, bus, next, isa.NoReg); err != nil {
+			return isa.FlowNext, err
 		}
 	default:
-		return FlowNext, ErrUnsupported
+		return isa.FlowNext, isa.ErrUnsupported
 	}
 	r.RIP = next
-	return FlowNext, nil
+	return isa.FlowNext, nil
 }
 
 func signExtend(v uint64, size uint8) uint64 {
@@ -498,16 +454,16 @@ func (r *Regs) logic(res uint64, size uint8) uint64 {
 	return res
 }
 
-func alu(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
+func alu(inst *Inst, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
 	size := inst.size
 	d, s := &inst.dst, &inst.src
-	a, err := r.read(d, size, bus, next, NoReg)
+	a, err := r.read(d, size, bus, next, isa.NoReg)
 	if err != nil {
-		return FlowNext, err
+		return isa.FlowNext, err
 	}
-	b, err := r.read(s, size, bus, next, NoReg)
+	b, err := r.read(s, size, bus, next, isa.NoReg)
 	if err != nil {
-		return FlowNext, err
+		return isa.FlowNext, err
 	}
 	var res uint64
 	carry := uint64(0)
@@ -531,12 +487,12 @@ func alu(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
 		res = r.logic(a^b, size)
 	}
 	if inst.Op != x86asm.CMP && inst.Op != x86asm.TEST {
-		if err := r.write(d, size, res, bus, next, NoReg); err != nil {
-			return FlowNext, err
+		if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
+			return isa.FlowNext, err
 		}
 	}
 	r.RIP = next
-	return FlowNext, nil
+	return isa.FlowNext, nil
 }
 
 // shift executes SHL, SHR and SAR (SDM "SAL/SAR/SHL/SHR"). The count is
@@ -544,12 +500,12 @@ func alu(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
 // For counts other than 1, OF is undefined in the SDM: it is computed as for
 // a count of 1 applied to the last step, as QEMU does. AF (undefined) is
 // cleared.
-func shift(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
+func shift(inst *Inst, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
 	size := inst.size
 	d := &inst.dst
-	v, err := r.read(d, size, bus, next, NoReg)
+	v, err := r.read(d, size, bus, next, isa.NoReg)
 	if err != nil {
-		return FlowNext, err
+		return isa.FlowNext, err
 	}
 	n := uint64(inst.src.imm)
 	if inst.src.kind == kindReg {
@@ -582,11 +538,11 @@ func shift(inst *Inst, r *Regs, bus Bus, next uint64) (Flow, error) {
 		r.AF = false
 		r.result(res, size)
 	}
-	if err := r.write(d, size, res, bus, next, NoReg); err != nil {
-		return FlowNext, err
+	if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
+		return isa.FlowNext, err
 	}
 	r.RIP = next
-	return FlowNext, nil
+	return isa.FlowNext, nil
 }
 
 // imul returns the truncated signed product of a and b (both size bytes)

@@ -2,6 +2,7 @@ package x86
 
 import (
 	"encoding/hex"
+	"github.com/mcountsim/mcountsim/isa"
 	"strings"
 	"testing"
 
@@ -35,8 +36,8 @@ type execCase struct {
 	code string                    // hex bytes at testPC
 	init func(r *Regs, m *testBus) // state before (after the defaults)
 	want func(r *Regs, m *testBus) // changes to the state before; RIP is preset to the next instruction
-	flow Flow                      // expected flow
-	log  []access                  // expected Bus accesses, when not nil
+	flow isa.Flow                  // expected flow
+	log  []access                  // expected isa.Bus accesses, when not nil
 }
 
 func runExecCases(t *testing.T, cases []execCase) {
@@ -81,58 +82,58 @@ func TestExecControl(t *testing.T) {
 				r.R[RSP] = testStack - 8
 				m.put64(testStack-8, testPC+5)
 				r.RIP = testPC + 5 + 0x11
-			}, flow: FlowCall,
-			log: []access{{true, testStack - 8, 8, testPC + 5, RetAddr}}},
+			}, flow: isa.FlowCall,
+			log: []access{{true, testStack - 8, 8, testPC + 5, isa.RetAddr}}},
 		{name: "call *%rax", code: "ff d0",
 			init: func(r *Regs, m *testBus) { r.R[RAX] = 0x2000 },
 			want: func(r *Regs, m *testBus) {
 				r.R[RSP] = testStack - 8
 				m.put64(testStack-8, testPC+2)
 				r.RIP = 0x2000
-			}, flow: FlowCall,
-			log: []access{{true, testStack - 8, 8, testPC + 2, RetAddr}}},
+			}, flow: isa.FlowCall,
+			log: []access{{true, testStack - 8, 8, testPC + 2, isa.RetAddr}}},
 		{name: "call *%r11", code: "41 ff d3",
 			init: func(r *Regs, m *testBus) { r.R[R11] = 0x3000 },
 			want: func(r *Regs, m *testBus) {
 				r.R[RSP] = testStack - 8
 				m.put64(testStack-8, testPC+3)
 				r.RIP = 0x3000
-			}, flow: FlowCall},
+			}, flow: isa.FlowCall},
 		{name: "call *8(%rsp)", code: "ff 54 24 08", // the target is read before the push
 			init: func(r *Regs, m *testBus) { m.put64(testStack+8, 0x4000) },
 			want: func(r *Regs, m *testBus) {
 				r.R[RSP] = testStack - 8
 				m.put64(testStack-8, testPC+4)
 				r.RIP = 0x4000
-			}, flow: FlowCall,
-			log: []access{{false, testStack + 8, 8, 0x4000, RIPReg}, {true, testStack - 8, 8, testPC + 4, RetAddr}}},
+			}, flow: isa.FlowCall,
+			log: []access{{false, testStack + 8, 8, 0x4000, isa.PCReg}, {true, testStack - 8, 8, testPC + 4, isa.RetAddr}}},
 		{name: "ret", code: "c3",
 			init: func(r *Regs, m *testBus) { m.put64(testStack, 0x1234) },
 			want: func(r *Regs, m *testBus) { r.R[RSP] = testStack + 8; r.RIP = 0x1234 },
-			flow: FlowReturn, log: []access{{false, testStack, 8, 0x1234, RIPReg}}},
+			flow: isa.FlowReturn, log: []access{{false, testStack, 8, 0x1234, isa.PCReg}}},
 		{name: "ret $16", code: "c2 10 00",
 			init: func(r *Regs, m *testBus) { m.put64(testStack, 0x1234) },
 			want: func(r *Regs, m *testBus) { r.R[RSP] = testStack + 24; r.RIP = 0x1234 },
-			flow: FlowReturn},
+			flow: isa.FlowReturn},
 		{name: "repz ret", code: "f3 c3",
 			init: func(r *Regs, m *testBus) { m.put64(testStack, 0x1234) },
 			want: func(r *Regs, m *testBus) { r.R[RSP] = testStack + 8; r.RIP = 0x1234 },
-			flow: FlowReturn},
-		{name: "jmp rel8", code: "eb 0e", want: func(r *Regs, m *testBus) { r.RIP = testPC + 0x10 }, flow: FlowBranch},
-		{name: "jmp rel8 back", code: "eb fe", want: func(r *Regs, m *testBus) { r.RIP = testPC }, flow: FlowBranch},
-		{name: "jmp rel32", code: "e9 fb 0f 00 00", want: func(r *Regs, m *testBus) { r.RIP = 0x2000 }, flow: FlowBranch},
-		{name: "jmp rel32 back", code: "e9 00 f0 ff ff", want: func(r *Regs, m *testBus) { r.RIP = testPC + 5 - 0x1000 }, flow: FlowBranch},
+			flow: isa.FlowReturn},
+		{name: "jmp rel8", code: "eb 0e", want: func(r *Regs, m *testBus) { r.RIP = testPC + 0x10 }, flow: isa.FlowBranch},
+		{name: "jmp rel8 back", code: "eb fe", want: func(r *Regs, m *testBus) { r.RIP = testPC }, flow: isa.FlowBranch},
+		{name: "jmp rel32", code: "e9 fb 0f 00 00", want: func(r *Regs, m *testBus) { r.RIP = 0x2000 }, flow: isa.FlowBranch},
+		{name: "jmp rel32 back", code: "e9 00 f0 ff ff", want: func(r *Regs, m *testBus) { r.RIP = testPC + 5 - 0x1000 }, flow: isa.FlowBranch},
 		{name: "jmp *%rax", code: "ff e0",
 			init: func(r *Regs, m *testBus) { r.R[RAX] = 0x5000 },
-			want: func(r *Regs, m *testBus) { r.RIP = 0x5000 }, flow: FlowBranch, log: []access{}},
+			want: func(r *Regs, m *testBus) { r.RIP = 0x5000 }, flow: isa.FlowBranch, log: []access{}},
 		{name: "jmp *(%rbx)", code: "ff 23",
 			init: func(r *Regs, m *testBus) { m.put64(testData, 0x6000) },
-			want: func(r *Regs, m *testBus) { r.RIP = 0x6000 }, flow: FlowBranch,
-			log: []access{{false, testData, 8, 0x6000, RIPReg}}},
+			want: func(r *Regs, m *testBus) { r.RIP = 0x6000 }, flow: isa.FlowBranch,
+			log: []access{{false, testData, 8, 0x6000, isa.PCReg}}},
 		{name: "je rel32 taken", code: "0f 84 fa 0f 00 00",
 			init: func(r *Regs, m *testBus) { fl(r, "Z") },
-			want: func(r *Regs, m *testBus) { r.RIP = 0x2000 }, flow: FlowBranch},
-		{name: "je rel32 not taken", code: "0f 84 fa 0f 00 00", flow: FlowSkipped},
+			want: func(r *Regs, m *testBus) { r.RIP = 0x2000 }, flow: isa.FlowBranch},
+		{name: "je rel32 not taken", code: "0f 84 fa 0f 00 00", flow: isa.FlowSkipped},
 	})
 }
 
@@ -167,13 +168,13 @@ func TestExecJcc(t *testing.T) {
 				require.NoError(t, err)
 				switch {
 				case want && form == "short":
-					assert.Equal(t, FlowBranch, flow)
+					assert.Equal(t, isa.FlowBranch, flow)
 					assert.Equal(t, uint64(testPC+0x40), r.RIP)
 				case want:
-					assert.Equal(t, FlowBranch, flow)
+					assert.Equal(t, isa.FlowBranch, flow)
 					assert.Equal(t, uint64(testPC+0x4000), r.RIP)
 				default:
-					assert.Equal(t, FlowSkipped, flow)
+					assert.Equal(t, isa.FlowSkipped, flow)
 					assert.Equal(t, testPC+uint64(len(code)), r.RIP)
 				}
 			}
@@ -191,7 +192,7 @@ func TestExecNops(t *testing.T) {
 	} {
 		cases = append(cases, execCase{name: code, code: code,
 			init: func(r *Regs, m *testBus) { r.R[RAX] = 0xdeadbeef; fl(r, "CZ") },
-			flow: FlowNext, log: []access{}})
+			flow: isa.FlowNext, log: []access{}})
 	}
 	runExecCases(t, cases)
 }
@@ -210,7 +211,7 @@ func TestExecStack(t *testing.T) {
 			want: func(r *Regs, m *testBus) { r.R[RSP] -= 8; m.put64(testStack-8, testStack) }},
 		{name: "push $-1", code: "6a ff",
 			want: func(r *Regs, m *testBus) { r.R[RSP] -= 8; m.put64(testStack-8, ^uint64(0)) },
-			log:  []access{{true, testStack - 8, 8, ^uint64(0), NoReg}}},
+			log:  []access{{true, testStack - 8, 8, ^uint64(0), isa.NoReg}}},
 		{name: "push $imm32", code: "68 78 56 34 12",
 			want: func(r *Regs, m *testBus) { r.R[RSP] -= 8; m.put64(testStack-8, 0x12345678) }},
 		{name: "push (%rbx)", code: "ff 33",
@@ -294,7 +295,7 @@ func TestExecMov(t *testing.T) {
 		{name: "movb $1,(%rbx)", code: "c6 03 01",
 			init: func(r *Regs, m *testBus) { m.put64(testData, ^uint64(0)) },
 			want: func(r *Regs, m *testBus) { m.put64(testData, 0xffffffffffffff01) },
-			log:  []access{{true, testData, 1, 1, NoReg}}},
+			log:  []access{{true, testData, 1, 1, isa.NoReg}}},
 		{name: "movq $-2,(%rbx)", code: "48 c7 03 fe ff ff ff",
 			want: func(r *Regs, m *testBus) { m.put64(testData, ^uint64(1)) }},
 		{name: "lea 8(%rsp)", code: "48 8d 44 24 08", want: func(r *Regs, m *testBus) { r.R[RAX] = testStack + 8 }, log: []access{}},
@@ -351,9 +352,9 @@ func TestFlagsAndNames(t *testing.T) {
 	assert.Equal(t, Regs{ZF: true, OF: true}, r)
 	assert.Equal(t, uint64(0x840), r.Flags())
 
-	assert.Equal(t, "call", FlowCall.String())
-	assert.Equal(t, "skipped", FlowSkipped.String())
-	assert.Equal(t, "Flow(?)", Flow(9).String())
+	assert.Equal(t, "call", isa.FlowCall.String())
+	assert.Equal(t, "skipped", isa.FlowSkipped.String())
+	assert.Equal(t, "Flow(9)", isa.Flow(9).String())
 	assert.Equal(t, "ne", NE.String())
 	assert.Equal(t, "Cond(16)", Cond(16).String())
 	assert.Equal(t, "r12", R12.String())

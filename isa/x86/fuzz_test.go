@@ -2,11 +2,12 @@ package x86
 
 import (
 	"errors"
+	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 )
 
 // FuzzDecodeExec decodes random bytes and executes them against a bounded
-// memory: nothing may panic, every failure is an *Error wrapping one of the
+// memory: nothing may panic, every failure is an *isa.Fault wrapping one of the
 // sentinels, and a successful straight-line instruction ends at pc+Len.
 func FuzzDecodeExec(f *testing.F) {
 	for _, tc := range encodings {
@@ -21,9 +22,9 @@ func FuzzDecodeExec(f *testing.F) {
 		c := NewCache(pc, len(code)+1)
 		inst, err := c.Lookup(pc, code)
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, ErrUndecodable) || e.PC != pc {
-				t.Fatalf("decode error %v is not an *Error wrapping ErrUndecodable", err)
+			var e *isa.Fault
+			if !errors.As(err, &e) || !errors.Is(err, isa.ErrUndecodable) || e.PC != pc {
+				t.Fatalf("decode error %v is not an *isa.Fault wrapping isa.ErrUndecodable", err)
 			}
 			return
 		}
@@ -44,17 +45,17 @@ func FuzzDecodeExec(f *testing.F) {
 		m.log = false
 		flow, err := Exec(inst, &r, m)
 		if err != nil {
-			var e *Error
+			var e *isa.Fault
 			if !errors.As(err, &e) || e.PC != pc ||
-				!errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrMemory) && !errors.Is(err, ErrBreakpoint) {
-				t.Fatalf("exec error %v is not an *Error wrapping a sentinel", err)
+				!errors.Is(err, isa.ErrUnsupported) && !errors.Is(err, isa.ErrMemory) && !errors.Is(err, isa.ErrBreakpoint) {
+				t.Fatalf("exec error %v is not an *isa.Fault wrapping a sentinel", err)
 			}
 			return
 		}
-		if flow == FlowNext && r.RIP != pc+uint64(inst.Len) {
-			t.Fatalf("%s: FlowNext but RIP %#x", Disasm(inst, pc, nil), r.RIP)
+		if flow == isa.FlowNext && r.RIP != pc+uint64(inst.Len) {
+			t.Fatalf("%s: isa.FlowNext but RIP %#x", Disasm(inst, pc, nil), r.RIP)
 		}
-		if flow > FlowReturn {
+		if flow > isa.FlowReturn {
 			t.Fatalf("flow %v", flow)
 		}
 	})
