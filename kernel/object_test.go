@@ -113,18 +113,11 @@ func runOnce(t testing.TB, file string, c call) (int32, bool, *sched.Machine) {
 	if o.Image.Arch == kernel.X86 {
 		callAt, saved = o.Return-5, []int{int(x86.RBX), int(x86.RBP), int(x86.R12), int(x86.R13), int(x86.R14), int(x86.R15), int(x86.RSP)}
 	}
-	regs := func(tk *sched.Task) (pc uint64, r []uint64) {
+	regs := func() (pc uint64, r []uint64) {
 		for _, i := range saved {
-			if o.Image.Arch == kernel.ARM {
-				r = append(r, uint64(tk.ARM.R[i]))
-			} else {
-				r = append(r, tk.X86.R[i])
-			}
+			r = append(r, m.Reg(0, i))
 		}
-		if o.Image.Arch == kernel.ARM {
-			return uint64(tk.ARM.R[arm.PC]), r
-		}
-		return tk.X86.RIP, r
+		return m.PC(0), r
 	}
 	var ret int32
 	var before []uint64
@@ -141,15 +134,12 @@ func runOnce(t testing.TB, file string, c call) (int32, bool, *sched.Machine) {
 		if tk.State != sched.Running {
 			continue
 		}
-		switch pc, r := regs(tk); pc {
+		switch pc, r := regs(); pc {
 		case callAt:
 			before = r
 		case o.Return:
 			require.Equal(t, before, r, "%s %v: callee-saved registers or the stack pointer changed across the call", file, c)
-			ret, got = int32(tk.ARM.R[0]), true
-			if o.Image.Arch == kernel.X86 {
-				ret = int32(tk.X86.R[x86.RAX])
-			}
+			ret, got = int32(m.Reg(0, 0)), true // r0, %rax
 		}
 	}
 	return ret, got, m

@@ -2,11 +2,7 @@ package sched
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/mcountsim/mcountsim/isa/arm"
-	"github.com/mcountsim/mcountsim/isa/x86"
-	"github.com/mcountsim/mcountsim/kernel"
 )
 
 // EventKind says what a recorded event is.
@@ -61,7 +57,7 @@ func (m *Machine) event(e Event) {
 	}
 	e.Step = m.steps
 	if len(e.Bytes) > 0 {
-		e.Hex = hexBytes(m.img.Arch, e.Bytes)
+		e.Hex = m.core.hex(e.Bytes)
 	}
 	if e.PC != 0 && e.Where == "" {
 		e.Where = m.img.Name(e.PC)
@@ -69,39 +65,8 @@ func (m *Machine) event(e Event) {
 	m.trace = append(m.trace, e)
 }
 
-// hexBytes shows A32 words as words and other bytes as bytes.
-func hexBytes(a kernel.Arch, b []byte) string {
-	if a == kernel.ARM && len(b)%4 == 0 {
-		var s []string
-		for i := 0; i < len(b); i += 4 {
-			s = append(s, fmt.Sprintf("%02x%02x%02x%02x", b[i+3], b[i+2], b[i+1], b[i]))
-		}
-		return strings.Join(s, " ")
-	}
-	var s []string
-	for _, x := range b {
-		s = append(s, fmt.Sprintf("%02x", x))
-	}
-	return strings.Join(s, " ")
-}
-
-// describeBytes renders a store: its bytes and, for whole A32 words, their disassembly.
-func describeBytes(a kernel.Arch, s Store) string {
-	h := hexBytes(a, s.Bytes)
-	if a == kernel.ARM && len(s.Bytes) == 4 {
-		w := uint32(s.Bytes[0]) | uint32(s.Bytes[1])<<8 | uint32(s.Bytes[2])<<16 | uint32(s.Bytes[3])<<24
-		return fmt.Sprintf("%s (%s)", h, arm.DisasmWord(uint32(s.Addr), w))
-	}
-	if a == kernel.X86 {
-		if inst, err := x86.Decode(s.Addr, s.Bytes); err == nil && int(inst.Len) == len(s.Bytes) {
-			return fmt.Sprintf("%s (%s)", h, x86.Disasm(&inst, s.Addr, nil))
-		}
-	}
-	return h
-}
-
 // DescribeStore renders a store as text, e.g. "e52de004 (push {lr})".
-func (m *Machine) DescribeStore(s Store) string { return describeBytes(m.img.Arch, s) }
+func (m *Machine) DescribeStore(s Store) string { return m.core.describe(s.Addr, s.Bytes) }
 
 // HexBytes renders bytes as the trace does.
-func (m *Machine) HexBytes(b []byte) string { return hexBytes(m.img.Arch, b) }
+func (m *Machine) HexBytes(b []byte) string { return m.core.hex(b) }

@@ -7,8 +7,6 @@ import (
 	"math/bits"
 
 	"github.com/mcountsim/mcountsim/detect"
-	"github.com/mcountsim/mcountsim/isa/arm"
-	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -122,8 +120,6 @@ func (s TaskState) String() string { return taskStateNames[s] }
 
 // Task is one task's context.
 type Task struct {
-	ARM       arm.Regs // the context, on ARM
-	X86       x86.Regs // the context, on x86-64
 	State     TaskState
 	CPU       int8
 	Preempted bool   // its last switch-out was involuntary
@@ -151,10 +147,12 @@ type Write struct {
 
 // Machine is the whole simulated system. The zero value is not usable: use New.
 type Machine struct {
-	img  *kernel.Image
-	cfg  Config
-	prog *Program
-	st   *static
+	img   *kernel.Image
+	core  core     // the ISA's registers, decoder and executor
+	shape isaShape // what the machine knows of the ISA without decoding
+	cfg   Config
+	prog  *Program
+	st    *static
 
 	text []byte
 	prov []uint16 // write id of every text byte; 0 = compiled
@@ -182,7 +180,6 @@ type Machine struct {
 	spin        bool // the patcher spins for sync_core IPIs
 	bpOn        bool // text_poke_bp's table is published
 	bpOp        int  // the op whose stores the int3 handler emulates
-	xb          x86bus
 	preemptions int
 	steps       int
 	nwrites     uint16
@@ -206,18 +203,14 @@ type siteSnap = [detect.MaxSiteBytes]uint16
 
 // static is shared by all clones of one machine.
 type static struct {
-	hook      []kernel.HookKind // per text word/byte
+	hook      []kernel.HookKind // per text byte
 	siteOf    []int8            // per text byte: site index or -1
 	callee    map[uint64]uint8  // callee contracts (extra bytes popped)
-	dec       *arm.Cache
-	xdec      *x86.Cache
 	stackBase uint64
 	dirty     []uint32 // text offsets any store of the program may write
 	mutable   []bool   // per text byte: some store may write it
 	dataAt    []dataSeg
-	plain     []*arm.Inst // per text word: its decoding, once known to be immutable, hook-free and outside sites
-	xplain    []*x86.Inst // the same, per text byte, on x86
-	class     []uint8     // per text word: classLocal/classVisible once known
+	class     []uint8 // per text byte: classLocal/classVisible once known
 }
 
 type dataSeg struct{ addr, size, off uint64 }
@@ -257,19 +250,18 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	if img.Arch != kernel.ARM && img.Arch != kernel.X86 {
-		return nil, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
+	k, shape, err := newCore(img)
+	if err != nil {
+		return nil, err
 	}
 	if len(img.Sites) > 127 {
 		return nil, fmt.Errorf("%w: too many sites (%d)", ErrConfig, len(img.Sites))
 	}
-	m := &Machine{img: img, cfg: cfg, prog: prog}
+	m := &Machine{img: img, cfg: cfg, prog: prog, core: k, shape: shape}
 	st := &static{
 		hook:      make([]kernel.HookKind, len(img.Text)),
 		siteOf:    make([]int8, len(img.Text)),
 		callee:    map[uint64]uint8{},
-		dec:       arm.NewCache(uint32(img.Base), len(img.Text)),
-		xdec:      x86.NewCache(img.Base, len(img.Text)),
 		stackBase: StackBase,
 	}
 	for _, h := range img.Hooks {
@@ -290,7 +282,6 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		st.callee[c.Addr] = c.Pop
 	}
 	m.st = st
-	m.xb.m = m
 	m.text = append([]byte(nil), img.Text...)
 	for _, seg := range img.Data {
 		if seg.Addr < StackBase+uint64(MaxTasks*4096*4) && seg.Addr+uint64(len(seg.Bytes)) > StackBase {
@@ -321,10 +312,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		task.State = Runnable
 		task.CPU = -1
 		task.Pass.Site = -1
-		task.ARM.R[arm.PC] = uint32(img.Entry)
-		task.ARM.R[arm.SP] = uint32(m.stackTop(t))
-		task.X86.RIP = img.Entry
-		task.X86.R[x86.RSP] = m.stackTop(t)
+		k.reset(int8(t), img.Entry, m.stackTop(t))
 		m.enqueue(int8(t))
 	}
 	for i := int(cfg.Tasks) + 1; i < MaxTasks; i++ {
@@ -362,10 +350,6 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	st.mutable = seen
 	st.class = make([]uint8, len(m.text))
-	st.plain = make([]*arm.Inst, (len(m.text)+3)/4)
-	if img.Arch == kernel.X86 {
-		st.xplain = make([]*x86.Inst, len(m.text))
-	}
 	return m, nil
 }
 
@@ -413,6 +397,13 @@ func (m *Machine) Passes() []PassRecord { return m.passes }
 // Task returns task i (workers are 0..Tasks-1, the patcher is Tasks).
 func (m *Machine) Task(i int) *Task { return &m.tasks[i] }
 
+// PC returns task i's program counter.
+func (m *Machine) PC(i int) uint64 { return m.core.pc(int8(i)) }
+
+// Reg returns register r of task i, numbered as the ISA package numbers
+// its registers (arm.R0…arm.PC, x86.RAX…x86.R15).
+func (m *Machine) Reg(i, r int) uint64 { return m.core.reg(int8(i), r) }
+
 // Patcher returns the index of the patcher task.
 func (m *Machine) Patcher() int { return int(m.patcher) }
 
@@ -425,7 +416,11 @@ func (m *Machine) Text() []byte { return m.text }
 // Provenance returns the write id of every text byte (0 = compiled).
 func (m *Machine) Provenance() []uint16 { return m.prov }
 
-// Clone returns an independent copy of m (sharing only immutable parts).
+// Clone returns an independent copy of m. Clones share the static tables
+// of the machine they came from (hooks, sites, the decode cache and the
+// cores' tables of plain instructions, which fill as the machines run), so
+// a machine and its clones must stay on one goroutine; build another
+// machine for another goroutine.
 func (m *Machine) Clone() *Machine {
 	c := &Machine{}
 	c.CopyFrom(m)
@@ -435,9 +430,9 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data := m.text, m.prov, m.stack, m.slots, m.hist, m.data
-	hz, wt := m.hazards, m.wtrans
+	hz, wt, k := m.hazards, m.wtrans, m.core
 	*m = *src
-	m.xb.m = m
+	m.core = src.core.copyInto(k)
 	m.wtrans = append(wt[:0], src.wtrans...)
 	m.text = append(text[:0], src.text...)
 	m.prov = append(prov[:0], src.prov...)
@@ -553,19 +548,8 @@ func (m *Machine) Hash() [2]uint64 {
 	}
 	for t := 0; t <= int(m.patcher); t++ {
 		tk := &m.tasks[t]
-		if m.img.Arch == kernel.X86 {
-			for _, r := range tk.X86.R {
-				h.u64(r)
-			}
-			h.u64(tk.X86.RIP)
-			h.u64(tk.X86.Flags())
-		} else {
-			for _, r := range tk.ARM.R {
-				h.u64(uint64(r))
-			}
-		}
-		h.u64(b2u(tk.ARM.N) | b2u(tk.ARM.Z)<<1 | b2u(tk.ARM.C)<<2 | b2u(tk.ARM.V)<<3 |
-			uint64(tk.State)<<8)
+		m.core.hashTask(&h, int8(t))
+		h.u64(uint64(tk.State) << 8)
 		h.u64(uint64(tk.Shadow.N))
 		for i := 0; i < int(tk.Shadow.N); i++ {
 			f := tk.Shadow.Frames[i]

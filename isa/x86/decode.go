@@ -52,21 +52,24 @@ type operand struct {
 // executor. Arch keeps x86asm's own view (for disassembly); the other fields
 // are derived from it once, at decode time.
 type Inst struct {
-	Arch x86asm.Inst
-	Op   x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
-	Len  uint8     // encoded length in bytes
-	Cond Cond      // for Jcc, SETcc and CMOVcc
-	Rel  int64     // direct branch displacement: the target is pc+Len+Rel
-
-	raw   [MaxLen]byte
+	// The executor's fields come first, so that running a decoded
+	// instruction touches as few cache lines as possible; Arch, which only
+	// disassembly reads, comes last.
+	err   error     // isa.ErrUnsupported (wrapped) when the executor cannot run it
+	Op    x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
+	Len   uint8     // encoded length in bytes
+	Cond  Cond      // for Jcc, SETcc and CMOVcc
+	size  uint8     // operand size in bytes of the destination (or only) operand
+	int3  bool
+	endbr bool
 	nraw  uint8 // how many bytes of raw the decoding depends on
-	size  uint8 // operand size in bytes of the destination (or only) operand
+	Rel   int64 // direct branch displacement: the target is pc+Len+Rel
 	dst   operand
 	src   operand
 	src2  operand // third operand (imul's immediate)
-	int3  bool
-	endbr bool
-	err   error // isa.ErrUnsupported (wrapped) when the executor cannot run it
+	raw   [MaxLen]byte
+
+	Arch x86asm.Inst
 }
 
 // Bytes returns the bytes inst was decoded from. The slice aliases inst.

@@ -1,0 +1,122 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// A core is one instruction set's part of the machine, chosen once when
+// the machine is built (newCore is the only place in this package that
+// names an architecture). It owns what differs between ISAs:
+//
+//   - the register file of every task, and the few registers the rest of
+//     the machine must know by role (pc, stack pointer, hook arguments);
+//   - fetch and decode through its own cache, and execution;
+//   - the partial-order reduction's classifier of thread-local
+//     instructions;
+//   - the link and return conventions the detectors need (which stack
+//     slots hold a saved link value, which loads restore one);
+//   - naming registers and rendering bytes for reports;
+//   - its own tight loop over plain instructions (RunLocal's inner loop),
+//     so that straight-line code costs no interface call per instruction.
+//
+// Everything else (the worker step, site passes, detectors, the
+// scheduler, the patcher and the kernel services) is written once, in
+// terms of this interface, for every core.
+type core interface {
+	// reset starts task t at entry with stack pointer sp.
+	reset(t int8, entry, sp uint64)
+	pc(t int8) uint64
+	setPC(t int8, pc uint64)
+	// arg returns argument i (0 or 1) of a call as task t sees it now:
+	// the tracer hook reads (ip, parent ip) from there.
+	arg(t int8, i int) uint64
+	// reg returns register r (the ISA's own number) of task t.
+	reg(t int8, r int) uint64
+	// hashTask feeds task t's registers to h.
+	hashTask(h *hasher, t int8)
+	// copyInto makes dst (reused when it is a core of the same kind, else
+	// allocated) a copy of this core and returns it.
+	copyInto(dst core) core
+
+	// decode decodes the instruction at pc (text offset off) through the
+	// cache and keeps it as the core's current instruction; it returns
+	// its length in bytes.
+	decode(m *Machine, pc, off uint64) (int, error)
+	// exec executes the current instruction for task t.
+	exec(m *Machine, t int8) (effect, error)
+	// disasm renders the current instruction at pc.
+	disasm(m *Machine, pc uint64) string
+	// localInst reports whether the current instruction touches nothing
+	// but its task's registers, its stack and immutable text (data says
+	// whether the image has shared data segments).
+	localInst(data bool) bool
+	// markPlain remembers the current instruction as plain at off (its
+	// bytes can never change, it has no hook and lies outside every
+	// site), so that the fast paths run it without decoding.
+	markPlain(off uint64)
+	// stepPlain runs task t's instruction at off if it is plain, and
+	// reports whether it was.
+	stepPlain(m *Machine, c, t int8, off uint64) bool
+	// runPlain runs up to max plain, thread-local instructions of task t
+	// back to back and returns how many it ran (RunLocal's inner loop).
+	runPlain(m *Machine, c, t int8, max int) int
+	// trap takes the breakpoint exception of task t at pc.
+	trap(m *Machine, c, t int8, pc uint64)
+
+	// foreignLoad reports whether a control register loaded, by an
+	// instruction with this flow, from a slot that holds no saved link is
+	// a foreign-slot hazard.
+	foreignLoad(flow isa.Flow) bool
+	// isLink reports whether a slot written from src holds a saved link.
+	isLink(src uint8) bool
+	regName(r uint8) string
+	// slotWriter names a special writer src of a stack slot ("" for an
+	// ordinary register).
+	slotWriter(src uint8) string
+	// hex renders instruction bytes as the ISA's manuals do.
+	hex(b []byte) string
+	// describe renders bytes stored at addr, with their disassembly when
+	// they are whole instructions.
+	describe(addr uint64, b []byte) string
+}
+
+// effect is what an executed instruction did to control flow: how it left
+// (flow), where to (target: the new pc), the return address a call linked
+// (link), and the stack pointer before and after it.
+type effect struct {
+	flow     isa.Flow
+	target   uint64
+	link     uint64
+	spBefore uint64
+	spAfter  uint64
+}
+
+// isaShape is what the machine needs to know of an ISA before it decodes
+// anything: the instruction alignment, the longest instruction, how a
+// stack word is addressed, the width of a whole link-register load and the
+// registers such a load restores (for the Bus), and the length of the no-op
+// at a hook address.
+type isaShape struct {
+	align    uint64
+	maxLen   int
+	linkSize int
+	linkRegs [2]uint8
+	hookLen  uint64
+	// aligned says whether a pc that is not a multiple of align is a
+	// fault (it is on every ISA with align > 1).
+	misaligned string
+}
+
+// newCore returns the core of arch and its shape.
+func newCore(img *kernel.Image) (core, isaShape, error) {
+	switch img.Arch {
+	case kernel.ARM:
+		return newARMCore(img), armShape, nil
+	case kernel.X86:
+		return newX86Core(img), x86Shape, nil
+	}
+	return nil, isaShape{}, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
+}

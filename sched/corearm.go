@@ -1,0 +1,169 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// armShape: A32 instructions are aligned words; whole-word loads into lr or
+// pc restore a return address (gcc also uses lr as a scratch register for
+// halfwords and bytes once it is saved); a hook is one nop word.
+var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm.LR, arm.PC}, hookLen: 4,
+	misaligned: " (or misaligned)"}
+
+// armCore is the ARM A32 core.
+type armCore struct {
+	st   *armStatic
+	regs [MaxTasks]arm.Regs
+	cur  *arm.Inst // the instruction decode returned
+}
+
+// armStatic is shared by every clone of one machine (and so never crosses
+// goroutines: see Machine).
+type armStatic struct {
+	dec   *arm.Cache
+	plain []*arm.Inst // per text word: its decoding, once known to be plain
+	base  uint32
+}
+
+func newARMCore(img *kernel.Image) *armCore {
+	return &armCore{st: &armStatic{
+		dec:   arm.NewCache(uint32(img.Base), len(img.Text)),
+		plain: make([]*arm.Inst, (len(img.Text)+3)/4),
+		base:  uint32(img.Base),
+	}}
+}
+
+func (k *armCore) reset(t int8, entry, sp uint64) {
+	k.regs[t] = arm.Regs{}
+	k.regs[t].R[arm.PC] = uint32(entry)
+	k.regs[t].R[arm.SP] = uint32(sp)
+}
+
+func (k *armCore) pc(t int8) uint64         { return uint64(k.regs[t].R[arm.PC]) }
+func (k *armCore) setPC(t int8, pc uint64)  { k.regs[t].R[arm.PC] = uint32(pc) }
+func (k *armCore) arg(t int8, i int) uint64 { return uint64(k.regs[t].R[i]) }
+func (k *armCore) reg(t int8, r int) uint64 { return uint64(k.regs[t].R[r]) }
+
+func (k *armCore) hashTask(h *hasher, t int8) {
+	r := &k.regs[t]
+	for _, v := range r.R {
+		h.u64(uint64(v))
+	}
+	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
+}
+
+func (k *armCore) copyInto(dst core) core {
+	d, ok := dst.(*armCore)
+	if !ok || d == nil || d == k {
+		d = new(armCore)
+	}
+	*d = *k
+	return d
+}
+
+func (k *armCore) decode(m *Machine, pc, off uint64) (int, error) {
+	t := m.text[off : off+4]
+	w := uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24
+	inst, err := k.st.dec.Lookup(uint32(pc), w)
+	k.cur = inst
+	return 4, err
+}
+
+func (k *armCore) exec(m *Machine, t int8) (effect, error) {
+	r := &k.regs[t]
+	sp := r.R[arm.SP]
+	flow, err := arm.Exec(k.cur, r, m)
+	return effect{flow: flow, target: uint64(r.R[arm.PC]), link: uint64(r.R[arm.LR]), spBefore: uint64(sp), spAfter: uint64(r.R[arm.SP])}, err
+}
+
+func (k *armCore) disasm(m *Machine, pc uint64) string {
+	return arm.Disasm(k.cur, uint32(pc), func(a uint32) string { return m.img.Name(uint64(a)) })
+}
+
+func (k *armCore) localInst(bool) bool {
+	// Loads and stores through any base but sp and pc may reach shared
+	// data; everything else touches registers, the stack or literals.
+	return k.cur == nil || arm.StackOrLiteral(k.cur)
+}
+
+func (k *armCore) markPlain(off uint64) { k.st.plain[off>>2] = k.cur }
+
+func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
+	inst := k.st.plain[off>>2]
+	if inst == nil {
+		return false
+	}
+	r := &k.regs[t]
+	pc, sp := r.R[arm.PC], r.R[arm.SP]
+	flow, err := arm.Exec(inst, r, m)
+	m.plainDone(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
+	return true
+}
+
+// runPlain executes, back to back, thread-local instructions of task t
+// whose words are plain, and stops at the first step that needs the
+// general path, a hazard or the end of the run.
+func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
+	r := &k.regs[t]
+	base, size := k.st.base, uint32(len(m.text))
+	plain, class := k.st.plain, m.st.class
+	n := 0
+	for n < max {
+		pc := r.R[arm.PC]
+		off := pc - base
+		if off >= size || off&3 != 0 || class[off] != classLocal {
+			break
+		}
+		inst := plain[off>>2]
+		if inst == nil {
+			break
+		}
+		sp := r.R[arm.SP]
+		m.loadedInto = 0
+		h := len(m.hazards)
+		m.steps++
+		n++
+		flow, err := arm.Exec(inst, r, m)
+		m.plainDone(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
+		m.checkBudget(c)
+		if m.done || len(m.hazards) > h {
+			break
+		}
+	}
+	return n
+}
+
+func (k *armCore) trap(m *Machine, c, t int8, pc uint64) {
+	m.fault(c, t, pc, "breakpoint with no handler")
+}
+
+func (k *armCore) foreignLoad(isa.Flow) bool { return true }
+func (k *armCore) isLink(src uint8) bool     { return src == arm.LR }
+func (k *armCore) slotWriter(uint8) string   { return "" }
+
+func (k *armCore) regName(r uint8) string {
+	switch r {
+	case arm.SP:
+		return "sp"
+	case arm.LR:
+		return "lr"
+	case arm.PC:
+		return "pc"
+	}
+	return fmt.Sprintf("r%d", r)
+}
+
+func (k *armCore) hex(b []byte) string { return isa.Hex(b, 4) }
+
+func (k *armCore) describe(addr uint64, b []byte) string {
+	h := k.hex(b)
+	if len(b) == 4 {
+		w := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+		return fmt.Sprintf("%s (%s)", h, arm.DisasmWord(uint32(addr), w))
+	}
+	return h
+}

@@ -1,0 +1,246 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/isa/x86"
+	"github.com/mcountsim/mcountsim/kernel"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// x86Shape: x86 instructions are byte-aligned and up to 15 bytes long; only
+// an 8-byte load straight into rip (ret) restores a return address; a hook
+// is a one-byte nop.
+var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]uint8{isa.PCReg, isa.PCReg}, hookLen: 1}
+
+// x86Core is the x86-64 core.
+type x86Core struct {
+	st   *x86Static
+	regs [MaxTasks]x86.Regs
+	cur  *x86.Inst
+}
+
+type x86Static struct {
+	dec   *x86.Cache
+	plain []*x86.Inst // per text byte: the decoding that starts there, once known to be plain
+	base  uint64
+	// dense holds the plain decodings, copied in the order they are first
+	// run, so that straight-line code runs through memory that is as
+	// contiguous as its text (the cache keeps one large entry per text
+	// byte: neighbouring instructions there lie a kilobyte apart).
+	dense []x86.Inst
+}
+
+func newX86Core(img *kernel.Image) *x86Core {
+	return &x86Core{st: &x86Static{
+		dec:   x86.NewCache(img.Base, len(img.Text)),
+		plain: make([]*x86.Inst, len(img.Text)),
+		base:  img.Base,
+	}}
+}
+
+func (k *x86Core) reset(t int8, entry, sp uint64) {
+	k.regs[t] = x86.Regs{}
+	k.regs[t].RIP = entry
+	k.regs[t].R[x86.RSP] = sp
+}
+
+func (k *x86Core) pc(t int8) uint64        { return k.regs[t].RIP }
+func (k *x86Core) setPC(t int8, pc uint64) { k.regs[t].RIP = pc }
+
+func (k *x86Core) arg(t int8, i int) uint64 {
+	if i == 0 {
+		return k.regs[t].R[x86.RDI]
+	}
+	return k.regs[t].R[x86.RSI]
+}
+
+func (k *x86Core) reg(t int8, r int) uint64 { return k.regs[t].R[r] }
+
+func (k *x86Core) hashTask(h *hasher, t int8) {
+	r := &k.regs[t]
+	for _, v := range r.R {
+		h.u64(v)
+	}
+	h.u64(r.RIP)
+	h.u64(r.Flags())
+}
+
+func (k *x86Core) copyInto(dst core) core {
+	d, ok := dst.(*x86Core)
+	if !ok || d == nil || d == k {
+		d = new(x86Core)
+	}
+	*d = *k
+	return d
+}
+
+func (k *x86Core) decode(m *Machine, pc, off uint64) (int, error) {
+	end := min(off+x86.MaxLen, uint64(len(m.text)))
+	inst, err := k.st.dec.Lookup(pc, m.text[off:end])
+	k.cur = inst
+	if err != nil {
+		return 0, err
+	}
+	return int(inst.Len), nil
+}
+
+func (k *x86Core) exec(m *Machine, t int8) (effect, error) {
+	r := &k.regs[t]
+	pc, sp := r.RIP, r.R[x86.RSP]
+	flow, err := x86.Exec(k.cur, r, m)
+	return effect{flow: flow, target: r.RIP, link: pc + uint64(k.cur.Len), spBefore: sp, spAfter: r.R[x86.RSP]}, err
+}
+
+func (k *x86Core) disasm(m *Machine, pc uint64) string { return x86.Disasm(k.cur, pc, m.img.Name) }
+
+func (k *x86Core) localInst(data bool) bool {
+	// rip-relative operands may reach shared data.
+	return x86.StackOrLiteral(k.cur) && !(data && x86.RIPRelative(k.cur))
+}
+
+func (k *x86Core) markPlain(off uint64) {
+	st := k.st
+	if len(st.dense) == cap(st.dense) {
+		st.dense = make([]x86.Inst, 0, 256) // the full chunk stays where plain points
+	}
+	st.dense = append(st.dense, *k.cur)
+	st.plain[off] = &st.dense[len(st.dense)-1]
+}
+
+func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
+	inst := k.st.plain[off]
+	if inst == nil {
+		return false
+	}
+	r := &k.regs[t]
+	pc, sp := r.RIP, r.R[x86.RSP]
+	flow, err := x86.Exec(inst, r, m)
+	m.plainDone(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
+	return true
+}
+
+// runPlain is RunLocal's inner loop on x86, the same loop as ARM's over
+// the per-byte table of plain decodings.
+func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
+	r := &k.regs[t]
+	base, size := k.st.base, uint64(len(m.text))
+	plain, class := k.st.plain, m.st.class
+	n := 0
+	for n < max {
+		pc := r.RIP
+		off := pc - base
+		if off >= size || class[off] != classLocal {
+			break
+		}
+		inst := plain[off]
+		if inst == nil {
+			break
+		}
+		sp := r.R[x86.RSP]
+		m.loadedInto = 0
+		h := len(m.hazards)
+		m.steps++
+		n++
+		flow, err := x86.Exec(inst, r, m)
+		m.plainDone(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
+		m.checkBudget(c)
+		if m.done || len(m.hazards) > h {
+			break
+		}
+	}
+	return n
+}
+
+// trap is the breakpoint exception of text_poke_bp: the CPU pushes the
+// interrupted context and enters the handler, which looks the address up in
+// the published table and emulates the *new* instruction of that site (a
+// call pushes site+len and jumps to its target; a nop continues after it).
+// The handler runs as one step; the interrupted context lives in the task
+// (its registers) and is restored by setting the emulated result.
+func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
+	m.closePass(c, t)
+	r := &k.regs[t]
+	if m.cfg.NoInt3Emulation && m.bpOn {
+		// Test knob: a handler that only resumes after the int3 byte.
+		m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler does not emulate, resumes at the next byte"})
+		r.RIP = pc + 1
+		return
+	}
+	if !m.bpOn {
+		m.fault(c, t, pc, "int3 trap with no text_poke_bp handler active")
+		return
+	}
+	var store *Store
+	for i := range m.prog.Ops[m.bpOp].Stores {
+		if s := &m.prog.Ops[m.bpOp].Stores[i]; s.Addr == pc {
+			store = s
+		}
+	}
+	if store == nil {
+		m.fault(c, t, pc, "int3 trap at an address the text_poke_bp table does not hold")
+		return
+	}
+	inst, err := x86.Decode(pc, store.Bytes)
+	if err != nil {
+		m.fault(c, t, pc, fmt.Sprintf("int3 handler cannot decode the new instruction: %v", err))
+		return
+	}
+	next := pc + uint64(inst.Len)
+	desc := x86.Disasm(&inst, pc, m.img.Name)
+	if target, ok := inst.Target(pc); ok && inst.Op == x86asm.CALL {
+		sp := r.R[x86.RSP]
+		m.cur = t
+		if err := m.Store(sp-8, 8, next, isa.RetAddr); err != nil {
+			m.fault(c, t, pc, err.Error())
+			return
+		}
+		r.R[x86.RSP] = sp - 8
+		r.RIP = target
+		m.tasks[t].Shadow.Call(next, sp, target, m.st.callee[target])
+		m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler emulates the new " + desc + " (push the return address, jump)"})
+		return
+	}
+	if inst.Op == x86asm.NOP {
+		r.RIP = next
+		m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler emulates the new " + desc + " (skip it)"})
+		return
+	}
+	m.fault(c, t, pc, "int3 handler cannot emulate "+desc)
+}
+
+// On x86 only ret loads the instruction pointer back from a saved link; an
+// indirect call or jump through memory loads a function pointer.
+func (k *x86Core) foreignLoad(flow isa.Flow) bool { return flow == isa.FlowReturn }
+func (k *x86Core) isLink(src uint8) bool          { return src == isa.RetAddr }
+
+func (k *x86Core) slotWriter(src uint8) string {
+	if src == isa.RetAddr {
+		return "written by a call (a return address)"
+	}
+	return ""
+}
+
+func (k *x86Core) regName(r uint8) string {
+	switch r {
+	case isa.PCReg:
+		return "the return address (rip)"
+	case isa.RetAddr:
+		return "a call's return address"
+	}
+	if r < 16 {
+		return "%" + x86.Reg(r).String()
+	}
+	return fmt.Sprintf("reg%d", r)
+}
+
+func (k *x86Core) hex(b []byte) string { return isa.Hex(b, 1) }
+
+func (k *x86Core) describe(addr uint64, b []byte) string {
+	h := k.hex(b)
+	if inst, err := x86.Decode(addr, b); err == nil && int(inst.Len) == len(b) {
+		return fmt.Sprintf("%s (%s)", h, x86.Disasm(&inst, addr, nil))
+	}
+	return h
+}

@@ -1,0 +1,419 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// The worker step, written once for every core: fetch, hooks, site
+// passes, the torn-fetch check, execution, and the detectors of calls,
+// returns and control registers loaded from the stack.
+
+// Load implements isa.Bus for the task executing now.
+func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
+	link := size == m.shape.linkSize && (reg == m.shape.linkRegs[0] || reg == m.shape.linkRegs[1])
+	return m.loadMem(addr, size, reg, link)
+}
+
+// Store implements isa.Bus for the task executing now.
+func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
+	return m.storeMem(addr, size, v, reg)
+}
+
+// loadMem reads size bytes at a for the task executing now: from its own
+// stack, from text (literal pools) or from a data segment. link says that
+// the value goes to a control register: the slot it came from is noted for
+// the foreign-slot detector.
+func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, error) {
+	lo, hi := m.stackRange(m.cur)
+	var mem []byte
+	switch off, ok := m.dataOff(a, size); {
+	case a >= lo && a+uint64(size) <= hi:
+		mem = m.stack[a-StackBase:]
+		if link {
+			m.loadedLink = m.slots[(a-StackBase)/4]
+			m.loadedFrom = a
+			m.loadedInto = reg
+		}
+	case a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)):
+		mem = m.text[a-m.img.Base:]
+	case ok:
+		mem = m.data[off:]
+	default:
+		return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: %w", size, a, lo, hi, isa.ErrMemory)
+	}
+	var v uint64
+	for i := size - 1; i >= 0; i-- {
+		v = v<<8 | uint64(mem[i])
+	}
+	return v, nil
+}
+
+// storeMem writes size bytes of v at a for the task executing now: to its own
+// stack (remembering the register each word came from) or a data segment.
+// Text is not writable by code.
+func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
+	lo, hi := m.stackRange(m.cur)
+	if a >= lo && a+uint64(size) <= hi {
+		m.storeStack(a, size, v, reg)
+		return nil
+	}
+	if off, ok := m.dataOff(a, size); ok {
+		for i := 0; i < size; i++ {
+			m.data[off+uint64(i)] = byte(v >> (8 * i))
+		}
+		return nil
+	}
+	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: %w", size, a, lo, hi, isa.ErrMemory)
+}
+
+func (m *Machine) stackRange(t int8) (uint64, uint64) {
+	top := m.stackTop(int(t))
+	return top - uint64(m.cfg.StackWords*4), top
+}
+
+func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
+	off := a - StackBase
+	first, last := int(off/4), int((off+uint64(size)-1)/4)
+	for w := first; w <= last; w++ {
+		old := slotHash(w, le32(m.stack[w*4:]), m.slots[w])
+		m.stackSum[0] -= old[0]
+		m.stackSum[1] -= old[1]
+	}
+	for i := 0; i < size; i++ {
+		m.stack[off+uint64(i)] = byte(v >> (8 * i))
+	}
+	for w := first; w <= last; w++ {
+		m.slots[w] = reg
+		nw := slotHash(w, le32(m.stack[w*4:]), reg)
+		m.stackSum[0] += nw[0]
+		m.stackSum[1] += nw[1]
+	}
+}
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// control feeds a call or return to the shadow stack and reports what it
+// sees, and reports a control register loaded from a foreign slot. target
+// is the new pc, link the return address a call linked, spBefore the stack
+// pointer before the instruction, spAfter after it.
+
+// textOff returns the text offset of an instruction of at least the ISA's
+// alignment at pc, if it lies in text and is aligned.
+func (m *Machine) textOff(pc uint64) (uint64, bool) {
+	off := pc - m.img.Base
+	return off, pc >= m.img.Base && off+m.shape.align <= uint64(len(m.text)) && pc%m.shape.align == 0
+}
+
+// workerStep executes one instruction of worker t on CPU c.
+func (m *Machine) workerStep(c int8, t int8) {
+	k := m.core
+	task := &m.tasks[t]
+	pc := k.pc(t)
+	off, ok := m.textOff(pc)
+	if !ok {
+		m.closePass(c, t)
+		m.fault(c, t, pc, fmt.Sprintf("pc %#x is outside text%s", pc, m.shape.misaligned))
+		return
+	}
+	m.cur = t
+	m.loadedInto = 0
+	// The fast path: an instruction whose bytes no store may write, with
+	// no hook and outside every site, was decoded once and can never change.
+	if !task.Pass.Open && !m.cfg.Record && k.stepPlain(m, c, t, off) {
+		return
+	}
+	if h := m.st.hook[off]; h != kernel.HookNone {
+		m.closePass(c, t)
+		m.hook(c, t, h)
+		return
+	}
+	n, err := k.decode(m, pc, off)
+	if err != nil {
+		m.closePass(c, t)
+		m.fault(c, t, pc, err.Error())
+		return
+	}
+	if site := m.st.siteOf[off]; site >= 0 {
+		m.sitePass(c, t, int(site), pc, n)
+	} else if task.Pass.Open {
+		m.closePass(c, t)
+	}
+	if m.mutable(off, n) {
+		m.checkTorn(c, t, pc, n)
+	} else if m.st.siteOf[off] < 0 {
+		k.markPlain(off)
+	}
+	if m.cfg.Record {
+		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), m.text[off:off+uint64(n)]...),
+			Text: k.disasm(m, pc), Write: int(m.prov[off])})
+	}
+	m.cur = t
+	m.loadedInto = 0
+	e, err := k.exec(m, t)
+	if err != nil {
+		m.execError(c, t, pc, err)
+		return
+	}
+	m.control(c, t, pc, e.flow, e.target, e.link, e.spBefore, e.spAfter)
+}
+
+// plainDone is the tail of a plain instruction's execution, shared by the
+// cores' fast paths: an error ends in a fault (or the breakpoint
+// exception), a call, a return or a control register loaded from the stack
+// goes to the detectors.
+func (m *Machine) plainDone(c, t int8, pc uint64, err error, flow isa.Flow, target, link, spBefore, spAfter uint64) {
+	if err != nil {
+		m.execError(c, t, pc, err)
+		return
+	}
+	if flow >= isa.FlowCall || m.loadedInto != 0 {
+		m.control(c, t, pc, flow, target, link, spBefore, spAfter)
+	}
+}
+
+func (m *Machine) execError(c, t int8, pc uint64, err error) {
+	if errors.Is(err, isa.ErrBreakpoint) {
+		m.core.trap(m, c, t, pc)
+		return
+	}
+	m.fault(c, t, pc, err.Error())
+}
+
+// Word classes for the partial-order reduction.
+const (
+	classUnknown uint8 = iota
+	classLocal
+	classVisible
+)
+
+// local reports whether worker t's next instruction touches nothing but
+// t's own registers and stack and immutable text. Such a step commutes with
+// every action of every other CPU, and preempting t just before it is
+// equivalent to preempting t just before its next visible step (the local
+// steps in between move before the switch without changing anything another
+// task can see). So Options offers it alone, with no preemption: see the
+// package doc of explore for the soundness argument. Visible are: fetches of
+// bytes that a store may write, the scheduler hooks (schedule, exit), and
+// loads and stores that may reach memory another task sees (the core
+// decides which: through any base register but the stack pointer and pc).
+func (m *Machine) local(t int8) bool {
+	off, ok := m.textOff(m.core.pc(t))
+	if !ok {
+		return true // a fault: it ends the run whatever the others do
+	}
+	cls := &m.st.class[off]
+	if *cls != classUnknown {
+		return *cls == classLocal
+	}
+	*cls = classLocal
+	switch h := m.st.hook[off]; {
+	case h == kernel.HookSchedule || h == kernel.HookExit:
+		*cls = classVisible
+	case h == kernel.HookNone:
+		n, err := m.core.decode(m, off+m.img.Base, off)
+		switch {
+		case err != nil:
+			// Undecodable now; a store may still make it decodable.
+			if m.mutable(off, m.shape.maxLen) {
+				*cls = classVisible
+			}
+		case m.mutable(off, n) || !m.core.localInst(len(m.st.dataAt) > 0):
+			*cls = classVisible
+		}
+	}
+	return *cls == classLocal
+}
+
+// mutable reports whether a store may write any of the n text bytes at off.
+func (m *Machine) mutable(off uint64, n int) bool {
+	for i := uint64(0); i < uint64(n) && off+i < uint64(len(m.st.mutable)); i++ {
+		if m.st.mutable[off+i] {
+			return true
+		}
+	}
+	return false
+}
+
+// control feeds a call or return to the shadow stack and reports what it
+// sees, and reports a control register loaded from a foreign slot. target
+// is the new pc, link the return address a call linked, spBefore the stack
+// pointer before the instruction, spAfter after it.
+func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link, spBefore, spAfter uint64) {
+	task := &m.tasks[t]
+	switch flow {
+	case isa.FlowCall:
+		task.Shadow.Call(link, spBefore, target, m.st.callee[target])
+	case isa.FlowReturn:
+		k, f := task.Shadow.Return(target, spAfter)
+		switch k {
+		case detect.BadReturn:
+			want := "no call is pending"
+			if f.Ret != 0 || f.Callee != 0 {
+				want = fmt.Sprintf("its call to %s expected %#x <%s>", nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), f.Ret, m.img.Name(f.Ret))
+			}
+			detail := fmt.Sprintf("return to %#x <%s>; %s", target, nameOr(m.img.Name(target), "outside text"), want)
+			if m.loadedInto != 0 {
+				detail += fmt.Sprintf("; the return address was loaded from stack slot %#x, %s", m.loadedFrom, m.slotSource(m.loadedLink))
+			}
+			m.hazard(detect.BadReturn, int(c), int(t), pc, detail)
+			m.loadedInto = 0
+		case detect.StackImbalance:
+			m.hazard(detect.StackImbalance, int(c), int(t), pc, fmt.Sprintf("%s returned with sp %#x, expected %#x (sp at the call %#x, callee pops %d)",
+				nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), spAfter, f.SP+uint64(f.Pop), f.SP, f.Pop))
+		}
+	}
+	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
+		m.hazard(detect.ForeignSlot, int(c), int(t), pc, fmt.Sprintf("%s loaded from stack slot %#x, %s, not a saved link value",
+			m.core.regName(m.loadedInto), m.loadedFrom, m.slotSource(m.loadedLink)))
+	}
+}
+
+// checkTorn reports an instruction whose n bytes came from writes of
+// different transitions: a mix of old and new that no transition wrote.
+func (m *Machine) checkTorn(c int8, t int8, pc uint64, n int) {
+	off := pc - m.img.Base
+	first := m.transitionOf(m.prov[off])
+	torn := false
+	for i := uint64(1); i < uint64(n); i++ {
+		if m.transitionOf(m.prov[off+i]) != first {
+			torn = true
+			break
+		}
+	}
+	if !torn {
+		return
+	}
+	var parts []string
+	for i := uint64(0); i < uint64(n); i++ {
+		id := m.prov[off+i]
+		parts = append(parts, fmt.Sprintf("%02x:%s", m.text[off+i], m.writeName(id)))
+	}
+	m.hazard(detect.TornFetch, int(c), int(t), pc, fmt.Sprintf("fetched %s (%s) assembled from different writes: %s",
+		m.core.hex(m.text[off:off+uint64(n)]), m.core.disasm(m, pc), strings.Join(parts, " ")))
+}
+
+// writeName names the write that produced a byte, for hazard details.
+func (m *Machine) writeName(id uint16) string {
+	switch tr := m.transitionOf(id); {
+	case id == 0:
+		return "compiled"
+	case tr == 0:
+		return fmt.Sprintf("write#%d(boot)", id)
+	default:
+		return fmt.Sprintf("write#%d(transition %d)", id, tr)
+	}
+}
+
+func nameOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func (m *Machine) slotSource(src uint8) string {
+	switch {
+	case src == detect.SlotUnwritten:
+		return "never written"
+	case src == isa.NoReg:
+		return "written by no register"
+	}
+	if w := m.core.slotWriter(src); w != "" {
+		return w
+	}
+	return "written from " + m.core.regName(src)
+}
+
+// hook performs the kernel service bound at the task's pc.
+func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
+	k := m.core
+	pc := k.pc(t)
+	ip, parent := k.arg(t, 0), k.arg(t, 1)
+	switch h {
+	case kernel.HookTrace:
+		k.setPC(t, pc+m.shape.hookLen)
+		if m.cfg.Record {
+			m.event(Event{Kind: EvTrace, CPU: int(c), Task: int(t), PC: pc,
+				Text: fmt.Sprintf("tracer: %s called from %s", nameOr(m.img.Name(ip), fmt.Sprintf("%#x", ip)), nameOr(m.img.Name(parent), fmt.Sprintf("%#x", parent)))})
+		}
+	case kernel.HookSchedule:
+		k.setPC(t, pc+m.shape.hookLen)
+		m.event(Event{Kind: EvYield, CPU: int(c), Task: int(t), PC: pc, Text: "schedule(): voluntary switch"})
+		m.leave(c, true)
+		m.enqueue(t)
+	case kernel.HookExit:
+		m.exit(c, t)
+	}
+}
+
+// sitePass notes that task t fetched the instruction at pc inside site.
+func (m *Machine) sitePass(c int8, t int8, site int, pc uint64, n int) {
+	p := &m.tasks[t].Pass
+	if p.Open && int(p.Site) != site {
+		m.closePass(c, t)
+	}
+	if !p.Open {
+		*p = detect.Pass{Site: int16(site), Open: true}
+		if m.cfg.Record {
+			m.passes = append(m.passes, PassRecord{Task: int(t), Start: m.steps})
+		}
+	}
+	s := m.img.Sites[site]
+	off := int(pc - s.Addr)
+	if off+n > s.Len {
+		n = s.Len - off
+	}
+	b := m.text[pc-m.img.Base : pc-m.img.Base+uint64(n)]
+	p.Fetch(off, b, m.prov[pc-m.img.Base:pc-m.img.Base+uint64(n)])
+	if m.cfg.Record {
+		m.lastPass(t).Pass = *p
+	}
+}
+
+func (m *Machine) lastPass(t int8) *PassRecord {
+	for i := len(m.passes) - 1; i >= 0; i-- {
+		if m.passes[i].Task == int(t) {
+			return &m.passes[i]
+		}
+	}
+	return nil
+}
+
+// closePass ends task t's pass through a site and checks it against the
+// states the site held.
+func (m *Machine) closePass(c int8, t int8) {
+	p := &m.tasks[t].Pass
+	if !p.Open {
+		return
+	}
+	p.Open = false
+	if m.cfg.Record {
+		if r := m.lastPass(t); r != nil {
+			r.Pass = *p
+			r.End = m.steps
+			r.Mixed = !p.Consistent(m.hist[p.Site])
+		}
+	}
+	if m.cfg.Strict && !p.Consistent(m.hist[p.Site]) {
+		s := m.img.Sites[p.Site]
+		m.hazard(detect.MixedSite, int(c), int(t), s.Addr, fmt.Sprintf("the pass through the site in %s executed bytes from writes %v, a combination the site never held", s.Func, passWrites(p, s.Len)))
+	}
+}
+
+func passWrites(p *detect.Pass, n int) []uint16 {
+	var out []uint16
+	for i := 0; i < n; i++ {
+		if p.Seen&(1<<i) != 0 {
+			out = append(out, p.Write[i])
+		}
+	}
+	return out
+}
