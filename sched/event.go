@@ -2,7 +2,6 @@ package sched
 
 import (
 	"fmt"
-
 )
 
 // EventKind says what a recorded event is.

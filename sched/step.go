@@ -349,7 +349,6 @@ func (m *Machine) fault(c int8, t int8, pc uint64, detail string) {
 	m.done = true
 }
 
-
 // Deadlock records that no CPU can make progress although the run is not
 // over (a fault), and ends the run.
 func (m *Machine) Deadlock() {
