@@ -38,7 +38,7 @@ func BenchmarkCheckSeed(b *testing.B) {
 			var elapsed time.Duration
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				res, err := Check(sc, Options{Bound: c.bound, Workers: c.workers})
+				res, err := Check(sc, Options{Bound: BoundOption(c.bound), Workers: c.workers})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -58,8 +58,9 @@ func (v Verdict) ExitCode() int {
 
 // Options tune a check. Zero values take the documented defaults.
 type Options struct {
-	// Bound is the preemption bound (default 2 via DefaultBound; set
-	// NoBoundDefault to search with bound 0).
+	// Bound is the preemption bound: at most this many involuntary
+	// context switches per run. The zero value means DefaultBound (2); a
+	// bound of 0 is asked for with NoPreemptions.
 	Bound int
 	// MaxStates stops the search (INCOMPLETE) after this many distinct
 	// states (0: no limit).
@@ -199,8 +200,36 @@ func (r Reduction) String() string {
 
 func (r Reduction) por() bool { return r == ReduceFull }
 
-// DefaultBound is the preemption bound of model.md.
+// DefaultBound is the preemption bound of model.md, which a zero
+// Options.Bound means.
 const DefaultBound = 2
+
+// NoPreemptions is the Options.Bound that asks for preemption bound 0 (no
+// involuntary context switch at all); the zero value means DefaultBound.
+const NoPreemptions = -1
+
+// bound is the preemption bound o asks for.
+func (o Options) bound() int {
+	switch o.Bound {
+	case 0:
+		return DefaultBound
+	case NoPreemptions:
+		return 0
+	}
+	return o.Bound
+}
+
+// EffectiveBound is the preemption bound o asks for: DefaultBound for the
+// zero value, 0 for NoPreemptions.
+func (o Options) EffectiveBound() int { return o.bound() }
+
+// BoundOption returns the Options.Bound that asks for preemption bound b.
+func BoundOption(b int) int {
+	if b == 0 {
+		return NoPreemptions
+	}
+	return b
+}
 
 // Space says what a search covered.
 type Space struct {
@@ -254,6 +283,9 @@ type Result struct {
 	Subtrees int           `json:"subtrees,omitempty"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
 	Replay   *Run          `json:"run,omitempty"`
+	// Representative says that Replay is not a counterexample but one
+	// representative run of a SAFE or INCOMPLETE check (see WithRun).
+	Representative bool `json:"representative,omitempty"`
 	// FoundSteps is the length of the counterexample as a worker first
 	// met it, before minimization (not in JSON: it depends on timing).
 	FoundSteps int `json:"-"`
@@ -280,7 +312,7 @@ type PCTBound struct {
 func space(sc Scenario, opts Options) Space {
 	red := opts.Reduction.String()
 	sp := Space{
-		Scenario: sc.String(), Bound: opts.Bound, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
+		Scenario: sc.String(), Bound: opts.bound(), Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
 		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Reduction: red,
 		Search: opts.Search.String(), Shard: opts.Shard.String(),
 	}

@@ -176,9 +176,9 @@ func TestReductionsAgree(t *testing.T) {
 			name := fmt.Sprintf("%s/cpus=%d,tasks=%d,iter=%d,toggles=%d,bound=%d,%v,vs-%d", st.Name, c.cpus, c.tasks, c.iters, c.toggles, c.bound, c.preempt, c.weak)
 			t.Run(name, func(t *testing.T) {
 				s := Scenario{Strategy: st, CPUs: c.cpus, Tasks: c.tasks, Iterations: c.iters, Toggles: c.toggles, Preempt: c.preempt}
-				full, err := Check(s, Options{Bound: c.bound})
+				full, err := Check(s, Options{Bound: BoundOption(c.bound)})
 				require.NoError(t, err)
-				weak, err := Check(s, Options{Bound: c.bound, Reduction: c.weak, MaxStates: 20_000_000})
+				weak, err := Check(s, Options{Bound: BoundOption(c.bound), Reduction: c.weak, MaxStates: 20_000_000})
 				require.NoError(t, err)
 				require.NotEqual(t, Incomplete, weak.Verdict, "the weaker search must finish")
 				require.Equal(t, weak.Verdict, full.Verdict)
@@ -238,7 +238,7 @@ func TestUndecodableWordIsAFault(t *testing.T) {
 	copy(img.Text[body-img.Base:], []byte{0xff, 0xff, 0xff, 0xff})
 	prog, err := patch.Compile(builtin(t, "jmp-over"), img, 2)
 	require.NoError(t, err)
-	m, err := sched.New(img, sched.Config{Bound: 0}, prog)
+	m, err := sched.New(img, sched.Config{}, prog)
 	require.NoError(t, err)
 	var buf []sched.Action
 	for !m.Done() {

@@ -1,6 +1,5 @@
 package explore
 
-import "github.com/mcountsim/mcountsim/sched"
 
 // RunBytes runs sc once with every choice taken from data, so that Go's
 // fuzzer (go test -fuzz) can choose schedules: it mutates byte strings, and
@@ -39,30 +38,17 @@ func RunBytes(sc Scenario, opts Options, data []byte) (*Result, error) {
 // scheduleBytes runs sc without recording and returns the schedule data
 // chooses, up to the first hazard.
 func scheduleBytes(sc Scenario, opts Options, data []byte) (Schedule, error) {
-	sc = sc.WithDefaults()
-	m, err := sc.Build(opts.Bound, false, !opts.Reduction.por())
+	c, err := compile(sc)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		buf [16]sched.Action
-		s   Schedule
-	)
-	for !m.Done() && len(m.Hazards()) == 0 {
-		options := m.Options(buf[:0])
-		if len(options) == 0 {
-			m.Deadlock()
-			break
-		}
-		opt := 0
-		if len(options) > 1 && len(data) > 0 {
-			opt = int(data[0]) % len(options)
-			data = data[1:]
-		}
-		m.Apply(options[opt])
-		if opt != 0 {
-			s = append(s, Choice{Step: m.Steps(), Option: opt})
-		}
+	m, err := c.machine(false, !opts.Reduction.por())
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	var path []int32
+	if err := drive(m, opts.bound(), &bytesRun{data: data}, &path); err != nil {
+		return nil, err
+	}
+	return fromPath(path), nil
 }

@@ -24,7 +24,7 @@ const (
 func (e *engine) sample() (*Result, error) {
 	sc, opts := e.sc, e.opts
 	res := &Result{Mode: "check", Space: space(sc, opts)}
-	root, err := sc.Build(opts.Bound, false, !opts.Reduction.por())
+	root, err := e.c.machine(false, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
@@ -32,13 +32,8 @@ func (e *engine) sample() (*Result, error) {
 	k := 0
 	{
 		m := root.Clone()
-		var buf []sched.Action
-		for !m.Done() && len(m.Hazards()) == 0 {
-			buf = m.Options(buf)
-			if len(buf) == 0 {
-				break
-			}
-			m.Apply(buf[0])
+		if err := drive(m, opts.bound(), defaultRun{}, nil); err != nil {
+			return nil, err
 		}
 		k = m.Steps()
 	}
@@ -60,12 +55,12 @@ func (e *engine) sample() (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := sc.Build(opts.Bound, false, !opts.Reduction.por())
+			r, err := e.c.machine(false, !opts.Reduction.por())
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
 				return
 			}
-			s := &sampler{root: r, m: &sched.Machine{}, depth: opts.Depth, k: k, n: nTasks, pct: opts.Search == PCT}
+			s := &sampler{root: r, m: &sched.Machine{}, bound: opts.bound(), depth: opts.Depth, k: k, n: nTasks, pct: opts.Search == PCT}
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(opts.Runs) || e.reason() != "" || i > first.Load() {
@@ -141,12 +136,16 @@ func pctBound(runs, d int, seed uint64, n, k int) *PCTBound {
 // preemptions), then minimization (fewest steps). When a budget runs out
 // the best so far stands.
 func (e *engine) shrink(res *Result, path []int32) (*Result, error) {
-	sc, opts := e.sc, e.opts
-	pre, err := preemptionsOf(sc, path, opts)
+	opts := e.opts
+	m, err := e.c.machine(false, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
-	bound, pathBound := pre, opts.Bound
+	if err := drive(m, opts.bound(), &pathRun{path: path}, nil); err != nil {
+		return nil, err
+	}
+	pre := m.Preemptions()
+	bound := pre
 	for b := 0; b < pre && e.reason() == ""; b++ {
 		e.bound.Store(int64(b))
 		e.tab = newShared()
@@ -163,85 +162,21 @@ func (e *engine) shrink(res *Result, path []int32) (*Result, error) {
 			return nil, err
 		}
 		if f != nil {
-			path, bound, pathBound = f, b, b
+			path, bound = f, b
 			break
 		}
 	}
 	e.tab = nil
-	// The search and the minimization work on the machine of the bound
-	// they search: option numbers differ between machines of different
-	// bounds (they offer different preemptions).
-	path, err = retarget(sc, path, pathBound, bound, opts)
-	if err != nil {
-		return nil, err
-	}
 	return e.unsafe(res, path, bound)
-}
-
-// preemptionsOf replays path on the machine of opts.Bound and counts its
-// preemptions.
-func preemptionsOf(sc Scenario, path []int32, opts Options) (int, error) {
-	m, err := sc.Build(opts.Bound, false, !opts.Reduction.por())
-	if err != nil {
-		return 0, err
-	}
-	var buf []sched.Action
-	for _, o := range path {
-		buf = m.Options(buf)
-		if int(o) >= len(buf) {
-			return 0, fmt.Errorf("internal error: sampled path does not replay")
-		}
-		m.Apply(buf[o])
-	}
-	return m.Preemptions(), nil
-}
-
-// retarget rewrites a path of options of the machine of bound from as the
-// same actions on the machine of bound to. The two machines differ only in
-// the preemptions they offer, so the option numbers shift but the actions
-// stay the same.
-func retarget(sc Scenario, path []int32, from, to int, opts Options) ([]int32, error) {
-	if from == to {
-		return path, nil
-	}
-	a, err := sc.Build(from, false, !opts.Reduction.por())
-	if err != nil {
-		return nil, err
-	}
-	b, err := sc.Build(to, false, !opts.Reduction.por())
-	if err != nil {
-		return nil, err
-	}
-	var ba, bb []sched.Action
-	out := make([]int32, 0, len(path))
-	for _, o := range path {
-		ba = a.Options(ba)
-		bb = b.Options(bb)
-		if int(o) >= len(ba) {
-			return nil, fmt.Errorf("internal error: path does not replay at bound %d", from)
-		}
-		act := ba[o]
-		j := -1
-		for i, x := range bb {
-			if x == act {
-				j = i
-				break
-			}
-		}
-		if j < 0 {
-			return nil, fmt.Errorf("internal error: action %v is not offered at bound %d", act, to)
-		}
-		out = append(out, int32(j))
-		a.Apply(act)
-		b.Apply(act)
-	}
-	return out, nil
 }
 
 // sampler runs one sampled run at a time on its own machine.
 type sampler struct {
+	firstHazard
 	root  *sched.Machine
 	m     *sched.Machine
+	bound int
+	rng   *rand.Rand
 	buf   []sched.Action
 	path  []int32
 	pct   bool
@@ -270,39 +205,35 @@ func (s *sampler) run(seed, i uint64) bool {
 			s.chg = append(s.chg, 1+rng.IntN(max(s.k, 1)))
 		}
 	}
-	for !m.Done() {
-		s.buf = m.Options(s.buf)
-		if len(s.buf) == 0 {
-			m.Deadlock()
-			return true
+	s.rng = rng
+	if err := drive(m, s.bound, s, &s.path); err != nil {
+		return false
+	}
+	return len(m.Hazards()) > 0
+}
+
+// choose is the sampler as a chooser: a uniform choice, or PCT's.
+func (s *sampler) choose(m *sched.Machine, opts []sched.Action) (int, error) {
+	s.buf = opts
+	if !s.pct {
+		if len(opts) > 1 {
+			return s.rng.IntN(len(opts)), nil
 		}
-		o := 0
-		switch {
-		case !s.pct:
-			if len(s.buf) > 1 {
-				o = rng.IntN(len(s.buf))
+		return 0, nil
+	}
+	step := m.Steps() + 1
+	o := s.best()
+	for j, c := range s.chg {
+		if c == step {
+			// Change point j+1: the task about to run drops below every
+			// initial priority.
+			if t := s.taskOf(opts[o]); t >= 0 {
+				s.prio[t] = s.depth - 1 - j
 			}
-		default:
-			step := m.Steps() + 1
 			o = s.best()
-			for j, c := range s.chg {
-				if c == step {
-					// Change point j+1: the task about to run drops below
-					// every initial priority.
-					if t := s.taskOf(s.buf[o]); t >= 0 {
-						s.prio[t] = s.depth - 1 - j
-					}
-					o = s.best()
-				}
-			}
-		}
-		s.path = append(s.path, int32(o))
-		m.Apply(s.buf[o])
-		if len(m.Hazards()) > 0 {
-			return true
 		}
 	}
-	return false
+	return o, nil
 }
 
 // taskOf is the task an action runs: the stopper acts for the patcher.

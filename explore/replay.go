@@ -31,7 +31,7 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := replay(sc, s, opts.Bound, true, !opts.Reduction.por())
+	run, err := replay(sc, s, opts.bound(), true, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
@@ -53,41 +53,28 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 var ErrSchedule = fmt.Errorf("schedule does not fit the scenario")
 
 func replay(sc Scenario, s Schedule, bound int, record, unreduced bool) (*Run, error) {
-	m, err := sc.Build(bound, record, unreduced)
+	c, err := compile(sc)
 	if err != nil {
 		return nil, err
 	}
-	var buf []sched.Action
-	next, firstHazard := 0, -1
-	for !m.Done() {
-		buf = m.Options(buf)
-		step := m.Steps() + 1
-		opt := 0
-		if next < len(s) && s[next].Step == step {
-			opt = s[next].Option
-			next++
-		}
-		if len(buf) == 0 {
-			m.Deadlock()
-			break
-		}
-		if opt >= len(buf) {
-			return nil, fmt.Errorf("%w: step %d has %d option(s), the schedule asks for option %d", ErrSchedule, step, len(buf), opt)
-		}
-		m.Apply(buf[opt])
-		if len(m.Hazards()) > 0 && firstHazard < 0 {
-			firstHazard = m.Steps()
-		}
-		if firstHazard >= 0 && m.Steps()-firstHazard >= AfterHazard && next >= len(s) {
-			break
-		}
+	return c.replay(s, bound, record, unreduced)
+}
+
+func (c *compiled) replay(s Schedule, bound int, record, unreduced bool) (*Run, error) {
+	m, err := c.machine(record, unreduced)
+	if err != nil {
+		return nil, err
 	}
-	if next < len(s) {
-		return nil, fmt.Errorf("%w: the run ended at step %d, before the schedule's step %d", ErrSchedule, m.Steps(), s[next].Step)
+	r := &scheduleRun{s: s, firstHazard: -1}
+	if err := drive(m, bound, r, nil); err != nil {
+		return nil, err
+	}
+	if r.next < len(s) {
+		return nil, fmt.Errorf("%w: the run ended at step %d, before the schedule's step %d", ErrSchedule, m.Steps(), s[r.next].Step)
 	}
 	run := &Run{Schedule: s.String(), Steps: m.Steps(), Preemptions: m.Preemptions(), Hazards: m.Hazards(),
 		Trace: m.Trace(), Tasks: m.Config().Tasks, CPUs: m.Config().CPUs, Machine: m}
-	if firstHazard >= 0 {
+	if len(m.Hazards()) > 0 {
 		run.Explanation = explain(m, m.Hazards()[0])
 	}
 	return run, nil

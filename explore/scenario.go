@@ -8,6 +8,24 @@ import (
 	"github.com/mcountsim/mcountsim/sched"
 )
 
+// Preempt is a preemption model (model.md §1): PreemptFull or PreemptNone.
+type Preempt = sched.Preempt
+
+// The preemption models.
+const (
+	PreemptFull = sched.PreemptFull
+	PreemptNone = sched.PreemptNone
+)
+
+// ParsePreempt returns the preemption model named s ("full" or "none").
+func ParsePreempt(s string) (Preempt, error) { return sched.ParsePreempt(s) }
+
+// Limits of a scenario's machine.
+const (
+	MaxCPUs  = sched.MaxCPUs
+	MaxTasks = sched.MaxTasks - 1 // worker tasks (the patcher is one more)
+)
+
 // Scenario is the system under check: an arch, a strategy, and the machine
 // around them. Zero fields take the defaults of model.md.
 type Scenario struct {
@@ -58,32 +76,6 @@ func (s Scenario) WithDefaults() Scenario {
 		s.Prologue = "fentry"
 	}
 	return s
-}
-
-// Build makes the machine for s at preemption bound. record keeps a full
-// trace; unreduced turns off the machine's partial-order reduction.
-func (s Scenario) Build(bound int, record, unreduced bool) (*sched.Machine, error) {
-	s = s.WithDefaults()
-	if s.Strategy == nil {
-		return nil, fmt.Errorf("scenario has no strategy")
-	}
-	build := func() (*kernel.Image, error) {
-		return kernel.Build(s.Arch, kernel.Config{Functions: s.Functions, Iterations: s.Iterations, Prologue: s.Prologue})
-	}
-	if s.Image != nil {
-		build = s.Image
-	}
-	img, err := build()
-	if err != nil {
-		return nil, err
-	}
-	prog, err := patch.Compile(s.Strategy, img, s.Toggles)
-	if err != nil {
-		return nil, err
-	}
-	return sched.New(img, sched.Config{
-		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Bound: bound, Strict: s.Strict, Record: record, Unreduced: unreduced, NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
-	}, prog)
 }
 
 // String summarizes s in one line.

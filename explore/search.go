@@ -26,8 +26,8 @@ const frontierLevels = 64
 func Check(sc Scenario, opts Options) (*Result, error) {
 	sc = sc.WithDefaults()
 	start := time.Now()
-	if opts.Bound < 0 {
-		return nil, fmt.Errorf("bound must be >= 0, got %d", opts.Bound)
+	if opts.Bound < NoPreemptions {
+		return nil, fmt.Errorf("bound must be >= 0 (or NoPreemptions), got %d", opts.Bound)
 	}
 	if opts.Shard.Count > 1 && opts.Search != Exhaustive {
 		return nil, fmt.Errorf("shards apply to the exhaustive search only")
@@ -35,7 +35,8 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if opts.Shard.Count > 1 && (opts.Shard.Index < 0 || opts.Shard.Index >= opts.Shard.Count) {
 		return nil, fmt.Errorf("bad shard %d/%d", opts.Shard.Index, opts.Shard.Count)
 	}
-	if _, err := sc.Build(opts.Bound, false, !opts.Reduction.por()); err != nil {
+	c, err := compile(sc)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Runs <= 0 {
@@ -44,10 +45,9 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if opts.Depth <= 0 {
 		opts.Depth = DefaultDepth
 	}
-	e := newEngine(sc, opts, start)
+	e := newEngine(c, opts, start)
 	defer e.close()
 	var res *Result
-	var err error
 	switch opts.Search {
 	case Exhaustive:
 		res, err = e.exhaustive()
@@ -67,6 +67,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 // engine is the state shared by the workers of one check: budgets, the
 // stop flag, the progress counters.
 type engine struct {
+	c     *compiled
 	sc    Scenario
 	opts  Options
 	start time.Time
@@ -88,8 +89,8 @@ type engine struct {
 	wg   sync.WaitGroup
 }
 
-func newEngine(sc Scenario, opts Options, start time.Time) *engine {
-	e := &engine{sc: sc, opts: opts, start: start, quit: make(chan struct{})}
+func newEngine(c *compiled, opts Options, start time.Time) *engine {
+	e := &engine{c: c, sc: c.sc, opts: opts, start: start, quit: make(chan struct{})}
 	if opts.Timeout > 0 || opts.Context != nil || opts.MaxMemory > 0 || opts.Progress != nil {
 		e.wg.Add(1)
 		go e.monitor()
@@ -189,7 +190,7 @@ func (e *engine) exhaustive() (*Result, error) {
 	var found []int32
 	foundBound := -1
 	var states, trans, runs int64
-	for b := 0; b <= opts.Bound; b++ {
+	for b := 0; b <= opts.bound(); b++ {
 		e.bound.Store(int64(b))
 		e.tab = newShared()
 		e.ends = map[[2]uint64]struct{}{}
@@ -273,14 +274,14 @@ func (e *engine) exhaustive() (*Result, error) {
 // the hazard was found was cut short where the first worker met one, a
 // point that depends on timing).
 func (e *engine) unsafe(res *Result, found []int32, bound int) (*Result, error) {
-	sc, opts := e.sc, e.opts
+	opts := e.opts
 	res.FoundSteps = len(found)
 	if opts.Reduction != ReduceNone && e.reason() == "" {
-		m, err := sc.Build(bound, false, !opts.Reduction.por())
+		m, err := e.c.machine(false, !opts.Reduction.por())
 		if err != nil {
 			return nil, err
 		}
-		w := e.newWorker()
+		w := e.newWorker(bound)
 		e.minim.Store(true)
 		found = w.minimize(m, found)
 		e.minim.Store(false)
@@ -288,16 +289,14 @@ func (e *engine) unsafe(res *Result, found []int32, bound int) (*Result, error) 
 	return e.unsafeAt(res, found, bound)
 }
 
-// unsafeAt fills in res for the counterexample path of the machine of bound.
+// unsafeAt fills in res for the counterexample path found within bound.
+// Option numbers do not depend on the bound (preemptions are listed
+// last), so the path replays unchanged within the requested bound.
 func (e *engine) unsafeAt(res *Result, found []int32, bound int) (*Result, error) {
-	sc, opts := e.sc, e.opts
-	found, err := retarget(sc, found, bound, opts.Bound, opts)
-	if err != nil {
-		return nil, err
-	}
+	opts := e.opts
 	res.Verdict = Unsafe
 	res.Schedule = fromPath(found).String()
-	run, err := replay(sc, fromPath(found), opts.Bound, true, !opts.Reduction.por())
+	run, err := e.c.replay(fromPath(found), opts.bound(), true, !opts.Reduction.por())
 	if err != nil {
 		return nil, fmt.Errorf("internal error: counterexample does not replay: %v", err)
 	}
@@ -318,15 +317,15 @@ func (e *engine) unsafeAt(res *Result, found []int32, bound int) (*Result, error
 // depth-first (lexicographic) order. The states it expands are claimed in
 // the shared visited set like any other, and its work is counted.
 func (e *engine) frontier(b int) ([]item, error) {
-	root, err := e.sc.Build(b, false, !e.opts.Reduction.por())
+	root, err := e.c.machine(false, !e.opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
-	w := e.newWorker()
+	w := e.newWorker(b)
+	w.unbudgeted = true
 	defer w.flush()
 	m := &sched.Machine{}
 	open := []item{{}}
-	var buf []sched.Action
 	for level := 0; level < frontierLevels; level++ {
 		var next []item
 		expanded := false
@@ -336,45 +335,22 @@ func (e *engine) frontier(b int) ([]item, error) {
 				continue
 			}
 			m.CopyFrom(root)
-			path := append([]int32(nil), it.path...)
-			for _, o := range it.path {
-				buf = m.Options(buf)
-				m.Apply(buf[o])
-			}
-			// Advance through single-option steps as the search does.
-			for {
-				buf = m.Options(buf)
-				if len(buf) == 0 {
-					if !m.Done() {
-						m.Deadlock()
-						next = append(next, item{path: path, hazard: true})
-					} else {
-						w.pending[2]++
-						w.e.end(m)
-					}
-					break
-				}
-				if len(buf) == 1 {
-					m.Apply(buf[0])
-					w.pending[1]++
-					path = append(path, 0)
-					if len(m.Hazards()) > 0 {
-						next = append(next, item{path: path, hazard: true})
-						break
-					}
-					continue
-				}
-				if w.seen(m) {
-					break
-				}
+			w.replayPath(m, it.path)
+			w.path = append(w.path[:0], it.path...)
+			opts, out := w.advance(m, 0, noLimit)
+			switch {
+			case out == atHazard:
+				next = append(next, item{path: append([]int32(nil), w.path...), hazard: true})
+			case out != atBranch:
+			case w.seen(m):
+			default:
 				w.pending[0]++
 				expanded = true
-				for o := range buf {
-					child := append(append([]int32(nil), path...), int32(o))
+				for o := range opts {
+					child := append(append([]int32(nil), w.path...), int32(o))
 					w.pending[1]++
 					next = append(next, item{path: child})
 				}
-				break
 			}
 		}
 		open = next
@@ -389,10 +365,7 @@ func (e *engine) frontier(b int) ([]item, error) {
 			continue
 		}
 		m.CopyFrom(root)
-		for _, o := range open[k].path {
-			buf = m.Options(buf)
-			m.Apply(buf[o])
-		}
+		w.replayPath(m, open[k].path)
 		if len(m.Hazards()) > 0 {
 			open[k].hazard = true
 		}
@@ -419,12 +392,14 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			root, err := e.sc.Build(b, false, !e.opts.Reduction.por())
+			// Each goroutine has its own machine lineage: clones share
+			// their decode caches.
+			root, err := e.c.machine(false, !e.opts.Reduction.por())
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
 				return
 			}
-			w := e.newWorker()
+			w := e.newWorker(b)
 			w.hit = &found
 			defer w.flush()
 			for {
@@ -459,6 +434,7 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 // option buffers and counters.
 type worker struct {
 	e     *engine
+	bound int // the preemption bound this worker searches within
 	tab   table // minimization's visited set (steps per state)
 	pool  []*sched.Machine
 	bufs  [][]sched.Action
@@ -467,12 +443,18 @@ type worker struct {
 	best  []int32
 	hit   *atomic.Pointer[[]int32] // a hazard found by any worker
 	halt  bool                     // abandon the current search
+	// unbudgeted: the budgets are not checked (the frontier, which is
+	// small and must be complete).
+	unbudgeted bool
+	// minimizing: advance is used by minimization (no counts, a visited
+	// check after every forced step, a deadlock is no counterexample).
+	minimizing bool
 
 	pending [3]int64 // states, transitions, runs not yet published
 	tick    int
 }
 
-func (e *engine) newWorker() *worker { return &worker{e: e} }
+func (e *engine) newWorker(bound int) *worker { return &worker{e: e, bound: bound} }
 
 // flush publishes the worker's pending counters.
 func (w *worker) flush() {
@@ -485,6 +467,9 @@ func (w *worker) flush() {
 // budget reports whether the search must stop, checking the shared flags
 // every 256 calls.
 func (w *worker) budget() bool {
+	if w.unbudgeted {
+		return false
+	}
 	if w.halt {
 		return true
 	}
@@ -514,8 +499,15 @@ func (w *worker) options(depth int, m *sched.Machine) []sched.Action {
 	for len(w.bufs) <= depth {
 		w.bufs = append(w.bufs, make([]sched.Action, 0, 16))
 	}
-	w.bufs[depth] = m.Options(w.bufs[depth])
+	w.bufs[depth] = m.OptionsWithin(w.bufs[depth], w.bound)
 	return w.bufs[depth]
+}
+
+// replayPath applies a path of options to m.
+func (w *worker) replayPath(m *sched.Machine, path []int32) {
+	for _, o := range path {
+		m.Apply(w.options(0, m)[o])
+	}
 }
 
 // seen reports whether m's state, with its preemptions used, was already
@@ -525,6 +517,78 @@ func (w *worker) seen(m *sched.Machine) bool {
 		return false
 	}
 	return !w.e.tab.claim(stateKey(m.Hash(), m.Preemptions()))
+}
+
+// outcome is where advance stopped.
+type outcome uint8
+
+const (
+	atBranch outcome = iota // a state with two or more options
+	atEnd                   // the run's end (or, minimizing, a dead end)
+	atHazard                // a hazard (or a deadlock, which is one)
+	atLimit                 // the path reached its length limit
+	atHalt                  // a budget ran out or another worker found a hazard
+	atSeen                  // minimizing: a forced step reached a state seen in as few steps
+)
+
+const noLimit = int(^uint(0) >> 1)
+
+// advance is the one step the exhaustive search, its frontier and
+// minimization share: it takes, in place, every step that offers no
+// choice (thread-local runs through Machine.RunLocal, then single
+// options), appending a 0 to w.path for each, until m reaches a branching
+// point (the options are returned), the end of its run, a hazard, or
+// limit steps in all.
+func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, outcome) {
+	for {
+		if len(w.path) >= limit {
+			return nil, atLimit
+		}
+		if w.found != nil || w.budget() {
+			return nil, atHalt
+		}
+		// Thread-local steps first, without building option lists: each
+		// is the only option there (Machine.RunLocal).
+		if k := m.RunLocal(min(localChunk, limit-len(w.path))); k > 0 {
+			if !w.minimizing {
+				w.pending[1] += int64(k)
+			}
+			w.path = appendZeros(w.path, k)
+			if len(m.Hazards()) > 0 {
+				return nil, atHazard
+			}
+			continue
+		}
+		opts := w.options(depth, m)
+		switch {
+		case len(opts) == 0 && w.minimizing:
+			return nil, atEnd
+		case len(opts) == 0 && !m.Done():
+			// Nothing can run but the run is not over: a deadlock.
+			m.Deadlock()
+			return nil, atHazard
+		case len(opts) == 0:
+			w.pending[2]++
+			w.e.end(m)
+			return nil, atEnd
+		case len(opts) > 1:
+			return opts, atBranch
+		}
+		// No choice here: step in place. The visited set is consulted
+		// only where the search branches; merges happen there.
+		m.Apply(opts[0])
+		w.path = append(w.path, 0)
+		if len(m.Hazards()) > 0 {
+			return nil, atHazard
+		}
+		if w.minimizing {
+			if w.seenAt(m) {
+				return nil, atSeen
+			}
+		} else {
+			w.pending[1]++
+		}
+	}
 }
 
 // searchItem explores the subtree of it from root. It returns the path of
@@ -537,88 +601,49 @@ func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
 	}
 	m := w.machine(0)
 	m.CopyFrom(root)
-	buf := w.options(0, m)
-	for _, o := range it.path {
-		buf = m.Options(buf)
-		m.Apply(buf[o])
-	}
-	w.bufs[0] = buf
+	w.replayPath(m, it.path)
 	w.path = append(w.path[:0], it.path...)
 	w.dfs(m, 0)
 	return w.found, !w.halt
 }
 
 // dfs explores every continuation of m (owned by this depth). It follows
-// single-option steps in place and branches where there is a choice.
+// steps without a choice in place (advance) and branches where there is one.
 func (w *worker) dfs(m *sched.Machine, depth int) {
-	for {
-		if w.found != nil || w.budget() {
-			return
-		}
-		// Thread-local steps first, without building option lists: each
-		// is the only option there (Machine.RunLocal).
-		if k := m.RunLocal(localChunk); k > 0 {
-			w.pending[1] += int64(k)
-			w.path = appendZeros(w.path, k)
-			if len(m.Hazards()) > 0 {
-				w.found = append([]int32(nil), w.path...)
-				return
-			}
-			continue
-		}
-		opts := w.options(depth, m)
-		if len(opts) == 0 {
-			if !m.Done() {
-				// Nothing can run but the run is not over: a deadlock.
-				m.Deadlock()
-				w.found = append([]int32(nil), w.path...)
-				return
-			}
-			w.pending[2]++
-			w.e.end(m)
-			return
-		}
-		if len(opts) == 1 {
-			// No choice here: step in place. The visited set is consulted
-			// only where the search branches; merges happen there.
-			m.Apply(opts[0])
-			w.pending[1]++
-			w.path = append(w.path, 0)
-			if len(m.Hazards()) > 0 {
-				w.found = append([]int32(nil), w.path...)
-				return
-			}
-			continue
-		}
-		// The visited set is consulted where the search branches: runs
-		// that merge meet again at the next choice.
-		if w.seen(m) {
-			return
-		}
-		w.pending[0]++
-		mark := len(w.path)
-		last := len(opts) - 1
-		for i := range opts {
-			// The last child takes over m itself: one copy fewer per
-			// branching point.
-			child := m
-			if i < last {
-				child = w.machine(depth + 1)
-				child.CopyFrom(m)
-			}
-			child.Apply(w.bufs[depth][i])
-			w.pending[1]++
-			w.path = append(w.path[:mark], int32(i))
-			if len(child.Hazards()) > 0 {
-				w.found = append([]int32(nil), w.path...)
-				return
-			}
-			w.dfs(child, depth+1)
-			if w.found != nil || w.halt {
-				return
-			}
-		}
+	opts, out := w.advance(m, depth, noLimit)
+	if out == atHazard {
+		w.found = append([]int32(nil), w.path...)
+	}
+	if out != atBranch {
 		return
+	}
+	// The visited set is consulted where the search branches: runs that
+	// merge meet again at the next choice.
+	if w.seen(m) {
+		return
+	}
+	w.pending[0]++
+	mark := len(w.path)
+	last := len(opts) - 1
+	for i := range opts {
+		// The last child takes over m itself: one copy fewer per
+		// branching point.
+		child := m
+		if i < last {
+			child = w.machine(depth + 1)
+			child.CopyFrom(m)
+		}
+		child.Apply(w.bufs[depth][i])
+		w.pending[1]++
+		w.path = append(w.path[:mark], int32(i))
+		if len(child.Hazards()) > 0 {
+			w.found = append([]int32(nil), w.path...)
+			return
+		}
+		w.dfs(child, depth+1)
+		if w.found != nil || w.halt {
+			return
+		}
 	}
 }
 
@@ -638,6 +663,8 @@ func (w *worker) minimize(m *sched.Machine, found []int32) []int32 {
 	start.CopyFrom(m)
 	w.best = found
 	w.halt = false
+	w.minimizing = true
+	defer func() { w.minimizing = false }()
 	w.tab.reset()
 	w.path = w.path[:0]
 	w.dfsMin(m, 0, false)
@@ -657,59 +684,38 @@ func (w *worker) dfsMin(m *sched.Machine, depth int, first bool) bool {
 	if first {
 		limit = len(w.best)
 	}
-	for {
-		if len(w.path) >= limit || w.budget() {
-			return false
-		}
-		if k := m.RunLocal(min(localChunk, limit-len(w.path))); k > 0 {
-			w.path = appendZeros(w.path, k)
-			if len(m.Hazards()) > 0 {
-				w.best = append([]int32(nil), w.path...)
-				return first
-			}
-			continue
-		}
-		opts := w.options(depth, m)
-		if len(opts) == 0 {
-			return false
-		}
-		mark := len(w.path)
-		if len(opts) == 1 {
-			m.Apply(opts[0])
-			w.path = append(w.path, 0)
-			if len(m.Hazards()) > 0 {
-				w.best = append([]int32(nil), w.path...)
-				return first
-			}
-			if w.seenAt(m) {
-				return false
-			}
-			continue
-		}
-		for i := range opts {
-			if !first && len(w.path[:mark]) >= len(w.best)-1 {
-				return false
-			}
-			child := w.machine(depth + 1)
-			child.CopyFrom(m)
-			child.Apply(w.bufs[depth][i])
-			w.path = append(w.path[:mark], int32(i))
-			if len(child.Hazards()) > 0 {
-				w.best = append([]int32(nil), w.path...)
-				if first {
-					return true
-				}
-				continue
-			}
-			if !w.seenAt(child) && w.dfsMin(child, depth+1, first) {
-				return true
-			}
-			if w.halt {
-				return false
-			}
-		}
+	opts, out := w.advance(m, depth, limit)
+	if out == atHazard {
+		w.best = append([]int32(nil), w.path...)
+		return first
+	}
+	if out != atBranch {
 		return false
 	}
+	mark := len(w.path)
+	for i := range opts {
+		if !first && len(w.path[:mark]) >= len(w.best)-1 {
+			return false
+		}
+		child := w.machine(depth + 1)
+		child.CopyFrom(m)
+		child.Apply(w.bufs[depth][i])
+		w.path = append(w.path[:mark], int32(i))
+		if len(child.Hazards()) > 0 {
+			w.best = append([]int32(nil), w.path...)
+			if first {
+				return true
+			}
+			continue
+		}
+		if !w.seenAt(child) && w.dfsMin(child, depth+1, first) {
+			return true
+		}
+		if w.halt {
+			return false
+		}
+	}
+	return false
 }
 
 // seenAt reports whether m's state (with its preemptions used) was already

@@ -172,10 +172,10 @@ func TestPCTFindsNopNop(t *testing.T) {
 }
 
 func defaultRunSteps(t *testing.T, sc Scenario) int {
-	m, err := sc.Build(DefaultBound, false, false)
+	m, err := sc.Machine(false)
 	require.NoError(t, err)
 	for !m.Done() && len(m.Hazards()) == 0 {
-		o := m.Options(nil)
+		o := m.OptionsWithin(nil, DefaultBound)
 		if len(o) == 0 {
 			break
 		}
@@ -215,7 +215,7 @@ func TestCounterexamplesAreMinimal(t *testing.T) {
 		assert.Equal(t, *ex.Hazard, *again.Hazard)
 		// No run with fewer preemptions reaches a hazard.
 		if ex.Preemptions > 0 {
-			less, err := Check(sc, Options{Bound: ex.Preemptions - 1})
+			less, err := Check(sc, Options{Bound: BoundOption(ex.Preemptions - 1)})
 			require.NoError(t, err)
 			assert.Equal(t, Safe, less.Verdict)
 		}

@@ -69,7 +69,7 @@ func TestX86SafeStrategies(t *testing.T) {
 // then the worker runs into it mid-patch; it returns the schedule.
 func int3Schedule(t *testing.T, sc Scenario) string {
 	t.Helper()
-	m, err := sc.Build(2, true, false)
+	m, err := sc.Machine(true)
 	require.NoError(t, err)
 	site := m.Image().Sites[0].Addr - m.Image().Base
 	worker, patcher := int8(0), int8(m.Patcher())
@@ -80,7 +80,7 @@ func int3Schedule(t *testing.T, sc Scenario) string {
 	var buf []sched.Action
 	trapped := false
 	for !m.Done() && m.Steps() < 2000 {
-		buf = m.Options(buf)
+		buf = m.OptionsWithin(buf, 2)
 		require.NotEmpty(t, buf)
 		want := patcher
 		if m.Text()[site] == 0xcc || trapped {
@@ -144,7 +144,7 @@ func TestX86Int3Emulation(t *testing.T) {
 }
 
 func m0Site(t *testing.T, sc Scenario) uint64 {
-	m, err := sc.Build(0, false, false)
+	m, err := sc.Machine(false)
 	require.NoError(t, err)
 	return m.Image().Sites[0].Addr
 }

@@ -297,7 +297,7 @@ func search(m *sched.Machine) (*detect.Hazard, int) {
 			if m.Done() {
 				return nil
 			}
-			buf = m.Options(buf)
+			buf = m.OptionsWithin(buf, 1)
 			if len(buf) == 0 {
 				m.Deadlock()
 				continue
@@ -332,7 +332,7 @@ func check(t *testing.T, file, fn string, args []int64, strategy string) (*detec
 	require.True(t, ok)
 	prog, err := patch.Compile(s, o.Image, 2)
 	require.NoError(t, err)
-	m, err := sched.New(o.Image, sched.Config{CPUs: 2, Tasks: 2, Bound: 1, StackWords: 256}, prog)
+	m, err := sched.New(o.Image, sched.Config{CPUs: 2, Tasks: 2, StackWords: 256}, prog)
 	require.NoError(t, err)
 	return search(m)
 }

@@ -182,6 +182,10 @@ func writeHTML(t testing.TB, sc explore.Scenario, opts explore.Options, res *exp
 	if err != nil {
 		return "", err
 	}
+	if res, err = explore.WithRun(sc, opts, res); err != nil {
+		f.Close()
+		return "", err
+	}
 	if err := report.HTML(f, sc, opts, res); err != nil {
 		f.Close()
 		return "", err

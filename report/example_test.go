@@ -57,6 +57,9 @@ func ExampleHTML() {
 		panic(err)
 	}
 	var page bytes.Buffer
+	if res, err = explore.WithRun(sc, opts, res); err != nil {
+		panic(err)
+	}
 	if err := report.HTML(&page, sc, opts, res); err != nil {
 		panic(err)
 	}
@@ -80,7 +83,7 @@ func ExampleHTML() {
 func ExampleReplayCommand() {
 	twoStep, _ := patch.Lookup(kernel.ARM, "two-step-sched")
 	fmt.Println(report.ReplayCommand(explore.Scenario{Strategy: twoStep, Tasks: 3}, explore.Options{Bound: 2}, "8:2,13:2,19:1"))
-	fmt.Println(report.ReplayCommand(explore.Scenario{Strategy: twoStep, Preempt: sched.PreemptNone}, explore.Options{Bound: 0}, ""))
+	fmt.Println(report.ReplayCommand(explore.Scenario{Strategy: twoStep, Preempt: sched.PreemptNone}, explore.Options{Bound: explore.NoPreemptions}, ""))
 	// Output:
 	// mcountsim replay --arch arm --strategy two-step-sched --tasks 3 --schedule "8:2,13:2,19:1"
 	// mcountsim replay --arch arm --strategy two-step-sched --bound 0 --preempt none --schedule ""

@@ -26,11 +26,10 @@ var pageTemplate = template.Must(template.New("timeline.html.tmpl").Funcs(templa
 // stop_machine and grace-period spans, preemptions and context switches, the
 // hazard with its explanation, and controls to step through the schedule.
 //
-// An UNSAFE result shows its counterexample. A SAFE or INCOMPLETE check
-// result carries no run, so HTML replays one representative schedule (the
-// default one, "": no preemption, each CPU keeps running what it runs) and
-// says so. A result whose run lacks its machine (one decoded from JSON) is
-// replayed from its schedule.
+// An UNSAFE result shows its counterexample; a SAFE or INCOMPLETE one, the
+// representative run that explore.WithRun attaches (and the page says so).
+// HTML only draws: a result without a recorded run is an error (give it
+// to explore.WithRun first).
 //
 // The page's script understands two URL fragments: #step=N shows step N and
 // #step=hazard presses the page's own "hazard" button; #walk=hazard starts
@@ -42,20 +41,10 @@ func HTML(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.R
 		return fmt.Errorf("report: HTML of a nil result")
 	}
 	run := res.Replay
-	representative := false
 	if run == nil || run.Machine == nil {
-		schedule := ""
-		if res.Verdict == explore.Unsafe || res.Mode == "replay" {
-			schedule = res.Schedule
-		}
-		rep, err := explore.Replay(sc, schedule, opts)
-		if err != nil {
-			return fmt.Errorf("report: replaying the schedule to draw: %w", err)
-		}
-		representative = run == nil
-		run = rep.Replay
+		return fmt.Errorf("report: HTML needs a result with its recorded run (see explore.WithRun)")
 	}
-	page, err := buildPage(sc, opts, res, run, representative)
+	page, err := buildPage(sc, opts, res, run, res.Representative)
 	if err != nil {
 		return err
 	}

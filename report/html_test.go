@@ -32,6 +32,8 @@ func renderHTML(t testing.TB, sc explore.Scenario, opts explore.Options) (*explo
 	t.Helper()
 	res, err := explore.Check(sc, opts)
 	require.NoError(t, err)
+	res, err = explore.WithRun(sc, opts, res)
+	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, HTML(&buf, sc, opts, res))
 	return res, buf.String()
@@ -229,7 +231,7 @@ func TestHTMLSafe(t *testing.T) {
 	sc := explore.Scenario{Strategy: strategy(t, kernel.ARM, "jmp-over")}
 	res, page := renderHTML(t, sc, explore.Options{Bound: 1})
 	require.Equal(t, explore.Safe, res.Verdict)
-	assert.Nil(t, res.Replay, "HTML does not change the result")
+	assert.True(t, res.Representative, "explore.WithRun attached a representative run")
 	plain := text(page)
 	assert.Contains(t, plain, "mcountsim arm jmp-over SAFE")
 	assert.Contains(t, plain, "one representative schedule")
@@ -273,13 +275,17 @@ func TestHTMLReplayAndDecoded(t *testing.T) {
 	assert.Contains(t, text(replayed), "UNSAFE: the schedule reaches a hazard")
 	assert.Equal(t, len(rows(page)), len(rows(replayed)))
 
-	// A result whose run lost its machine (json:"-") is replayed to draw.
+	// A result whose run lost its machine (json:"-") is not drawn as it
+	// is; explore.WithRun replays it.
 	stripped := *res
 	run := *res.Replay
 	run.Machine = nil
 	stripped.Replay = &run
 	buf.Reset()
-	require.NoError(t, HTML(&buf, sc, opts, &stripped))
+	require.Error(t, HTML(&buf, sc, opts, &stripped))
+	again, err := explore.WithRun(sc, opts, &stripped)
+	require.NoError(t, err)
+	require.NoError(t, HTML(&buf, sc, opts, again))
 	assert.Equal(t, len(rows(page)), len(rows(buf.String())))
 	assert.Equal(t, pageDataOf(t, page).HazardSteps, pageDataOf(t, buf.String()).HazardSteps)
 }
@@ -296,7 +302,8 @@ func TestHTMLErrors(t *testing.T) {
 	assert.Error(t, HTML(&buf, explore.Scenario{}, explore.Options{}, nil))
 	sc := explore.Scenario{Strategy: strategy(t, kernel.ARM, "nop-nop")}
 	bad := &explore.Result{Mode: "replay", Verdict: explore.Unsafe, Schedule: "99999:1"}
-	err := HTML(&buf, sc, explore.Options{}, bad)
+	assert.Error(t, HTML(&buf, sc, explore.Options{}, bad), "a result without its run")
+	_, err := explore.WithRun(sc, explore.Options{}, bad)
 	assert.ErrorIs(t, err, explore.ErrSchedule)
 }
 

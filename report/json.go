@@ -35,7 +35,7 @@ func ConfigOf(sc explore.Scenario, opts explore.Options) Config {
 		name = sc.Strategy.Name
 	}
 	return Config{Arch: sc.Arch.String(), Strategy: name, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
-		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Bound: opts.Bound, Strict: sc.Strict}
+		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Bound: opts.EffectiveBound(), Strict: sc.Strict}
 }
 
 // JSON writes res (checked or replayed under sc and opts) as one indented JSON object.

@@ -51,9 +51,6 @@ type Config struct {
 	CPUs    int     // default 2
 	Tasks   int     // worker tasks, default 2
 	Preempt Preempt // default full
-	// Bound is the largest number of involuntary context switches a run
-	// may make (timer preemptions, stoppers taking a CPU from a task).
-	Bound int
 	// Strict makes a mixed-site pass a hazard of its own.
 	Strict bool
 	// StackWords is the size of each task's stack in words (default 64).
@@ -96,8 +93,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("cpus must be 1..%d, got %d", MaxCPUs, c.CPUs)
 	case c.Tasks < 1 || c.Tasks > MaxTasks-1:
 		return fmt.Errorf("tasks must be 1..%d, got %d", MaxTasks-1, c.Tasks)
-	case c.Bound < 0:
-		return fmt.Errorf("bound must be >= 0, got %d", c.Bound)
 	case c.StackWords < 16 || c.StackWords > 4096:
 		return fmt.Errorf("stack words must be 16..4096, got %d", c.StackWords)
 	}

@@ -28,10 +28,10 @@ func machine(t testing.TB, arch kernel.Arch, strategy string, cfg sched.Config) 
 }
 
 // runRandom plays one run choosing options at random.
-func runRandom(m *sched.Machine, rng *rand.Rand) {
+func runRandom(m *sched.Machine, rng *rand.Rand, bound int) {
 	var buf []sched.Action
 	for !m.Done() {
-		buf = m.Options(buf)
+		buf = m.OptionsWithin(buf, bound)
 		if len(buf) == 0 {
 			m.Deadlock()
 			return
@@ -59,8 +59,8 @@ func TestServicesOnRandomRuns(t *testing.T) {
 		t.Run(c.strategy+"/"+c.preempt.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(1))
 			for i := 0; i < 150; i++ {
-				m := machine(t, c.arch, c.strategy, sched.Config{CPUs: 3, Tasks: 3, Preempt: c.preempt, Bound: 3, Record: true})
-				runRandom(m, rng)
+				m := machine(t, c.arch, c.strategy, sched.Config{CPUs: 3, Tasks: 3, Preempt: c.preempt, Record: true})
+				runRandom(m, rng, 3)
 				if c.strategy != "two-step-sched" {
 					require.Empty(t, m.Hazards(), "run %d", i)
 				}
@@ -141,10 +141,10 @@ func checkServices(t *testing.T, m *sched.Machine, preempt sched.Preempt) {
 // The machine is deterministic: the same choices give the same run.
 func TestDeterministic(t *testing.T) {
 	for seed := int64(0); seed < 20; seed++ {
-		a := machine(t, kernel.ARM, "nop-nop", sched.Config{Bound: 2, Record: true})
-		b := machine(t, kernel.ARM, "nop-nop", sched.Config{Bound: 2, Record: true})
-		runRandom(a, rand.New(rand.NewSource(seed)))
-		runRandom(b, rand.New(rand.NewSource(seed)))
+		a := machine(t, kernel.ARM, "nop-nop", sched.Config{Record: true})
+		b := machine(t, kernel.ARM, "nop-nop", sched.Config{Record: true})
+		runRandom(a, rand.New(rand.NewSource(seed)), 2)
+		runRandom(b, rand.New(rand.NewSource(seed)), 2)
 		require.Equal(t, a.Trace(), b.Trace())
 		require.Equal(t, a.Hazards(), b.Hazards())
 		require.Equal(t, a.Hash(), b.Hash())
@@ -153,20 +153,20 @@ func TestDeterministic(t *testing.T) {
 
 // A clone is independent of its original and evolves identically.
 func TestCloneIndependent(t *testing.T) {
-	m := machine(t, kernel.X86, "text-poke-bp", sched.Config{Bound: 2})
+	m := machine(t, kernel.X86, "text-poke-bp", sched.Config{})
 	rng := rand.New(rand.NewSource(3))
 	var buf []sched.Action
 	for i := 0; i < 30; i++ {
-		buf = m.Options(buf)
+		buf = m.OptionsWithin(buf, 2)
 		m.Apply(buf[rng.Intn(len(buf))])
 	}
 	c := m.Clone()
 	require.Equal(t, m.Hash(), c.Hash())
 	before := m.Hash()
-	buf = c.Options(buf)
+	buf = c.OptionsWithin(buf, 2)
 	c.Apply(buf[len(buf)-1])
 	assert.Equal(t, before, m.Hash(), "stepping the clone leaves the original alone")
-	buf = m.Options(buf)
+	buf = m.OptionsWithin(buf, 2)
 	m.Apply(buf[len(buf)-1])
 	assert.Equal(t, m.Hash(), c.Hash(), "the same step from the same state gives the same state")
 }
@@ -174,12 +174,12 @@ func TestCloneIndependent(t *testing.T) {
 // Options lists preemptions after every other action, so that schedules
 // keep their meaning at larger bounds.
 func TestPreemptionsListedLast(t *testing.T) {
-	m := machine(t, kernel.ARM, "nop-nop", sched.Config{Bound: 5, Unreduced: true})
+	m := machine(t, kernel.ARM, "nop-nop", sched.Config{Unreduced: true})
 	rng := rand.New(rand.NewSource(9))
 	var buf []sched.Action
 	seen := 0
 	for !m.Done() {
-		buf = m.Options(buf)
+		buf = m.OptionsWithin(buf, 5)
 		preempting := false
 		for _, a := range buf {
 			if a.Kind == sched.ActPreempt {
@@ -198,7 +198,7 @@ func TestPreemptionsListedLast(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	img, err := kernel.Build(kernel.ARM, kernel.Config{})
 	require.NoError(t, err)
-	for _, cfg := range []sched.Config{{CPUs: 9}, {Tasks: 16}, {Bound: -1}, {StackWords: 8}} {
+	for _, cfg := range []sched.Config{{CPUs: 9}, {Tasks: 16}, {StackWords: 8}} {
 		_, err := sched.New(img, cfg, &sched.Program{})
 		assert.ErrorIs(t, err, sched.ErrConfig, "%+v", cfg)
 	}
@@ -208,7 +208,7 @@ func TestConfigErrors(t *testing.T) {
 
 // A thread-local step allocates nothing.
 func TestLocalStepDoesNotAllocate(t *testing.T) {
-	m := machine(t, kernel.ARM, "jmp-over", sched.Config{Bound: 0})
+	m := machine(t, kernel.ARM, "jmp-over", sched.Config{})
 	var buf []sched.Action
 	buf = m.Options(buf)
 	m.Apply(buf[0]) // switch a task in
@@ -227,12 +227,12 @@ func TestRunLocalIsApplyOfTheOnlyOption(t *testing.T) {
 	}{{kernel.ARM, "nop-nop"}, {kernel.ARM, "two-step-rcu-tasks"}, {kernel.X86, "text-poke-bp"}} {
 		rng := rand.New(rand.NewSource(5))
 		for run := 0; run < 30; run++ {
-			m := machine(t, c.arch, c.strategy, sched.Config{CPUs: 2, Tasks: 2, Bound: 2})
+			m := machine(t, c.arch, c.strategy, sched.Config{CPUs: 2, Tasks: 2})
 			var buf []sched.Action
 			local := 0
 			for !m.Done() {
 				probe := m.Clone()
-				buf = m.Options(buf)
+				buf = m.OptionsWithin(buf, 2)
 				if len(buf) == 0 {
 					break
 				}
@@ -267,7 +267,7 @@ func TestStackImbalance(t *testing.T) {
 	st, _ := patch.Lookup(kernel.ARM, "jmp-over")
 	prog, err := patch.Compile(st, img, 2)
 	require.NoError(t, err)
-	m, err := sched.New(img, sched.Config{Bound: 0}, prog)
+	m, err := sched.New(img, sched.Config{}, prog)
 	require.NoError(t, err)
 	var buf []sched.Action
 	for !m.Done() && len(m.Hazards()) == 0 {

@@ -53,7 +53,11 @@ func (a Action) String() string {
 
 // Options appends to buf every action possible now and returns it. The
 // first option is the default: the CPU that stepped last keeps running.
-// A finished run has no options.
+// A finished run has no options. Preemptions (the involuntary switches
+// that a preemption bound counts) come last, so that the numbering of
+// every other option does not depend on how many are offered: an explorer
+// that bounds them drops the tail (OptionsWithin), and a schedule found at
+// one bound replays unchanged at any larger one.
 func (m *Machine) Options(buf []Action) []Action {
 	buf = buf[:0]
 	if m.done {
@@ -129,8 +133,23 @@ func (m *Machine) Options(buf []Action) []Action {
 	return buf
 }
 
+// OptionsWithin is Options for an explorer that allows at most bound
+// preemptions in a run: once the run has made that many, it offers none.
+func (m *Machine) OptionsWithin(buf []Action, bound int) []Action {
+	buf = m.Options(buf)
+	if m.preemptions >= bound {
+		for len(buf) > 0 && buf[len(buf)-1].Kind == ActPreempt {
+			buf = buf[:len(buf)-1]
+		}
+	}
+	return buf
+}
+
+// IsPreemption reports whether a is an involuntary switch.
+func (a Action) IsPreemption() bool { return a.Kind == ActPreempt }
+
 func (m *Machine) preemptible(t int8) bool {
-	if m.cfg.Preempt != PreemptFull || m.preemptions >= m.cfg.Bound {
+	if m.cfg.Preempt != PreemptFull {
 		return false
 	}
 	// The patcher spinning for sync_core IPIs has preemption disabled.

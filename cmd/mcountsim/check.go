@@ -255,7 +255,7 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 			return sc, opts, err
 		}
 	}
-	opts = explore.Options{Bound: f.bound, MaxStates: f.maxStates, Timeout: f.timeout}
+	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
 	}

@@ -34,6 +34,10 @@ func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patc
 
 // writeHTML writes the HTML timeline of res to path.
 func writeHTML(path string, sc explore.Scenario, opts explore.Options, res *explore.Result) error {
+	res, err := explore.WithRun(sc, opts, res)
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
