@@ -1,6 +1,5 @@
 package explore
 
-
 // RunBytes runs sc once with every choice taken from data, so that Go's
 // fuzzer (go test -fuzz) can choose schedules: it mutates byte strings, and
 // each byte string is one run of the machine.

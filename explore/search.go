@@ -434,7 +434,7 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 // option buffers and counters.
 type worker struct {
 	e     *engine
-	bound int // the preemption bound this worker searches within
+	bound int   // the preemption bound this worker searches within
 	tab   table // minimization's visited set (steps per state)
 	pool  []*sched.Machine
 	bufs  [][]sched.Action
