@@ -181,7 +181,7 @@ func Call(link int, pc, target uint64) (auipc, jalr Word, ok bool) {
 	d := int64(target - pc)
 	ok = d&1 == 0 && d >= -(1<<31)-(1<<11) && d < 1<<31-(1<<11)
 	hi := uint32((d + 0x800) >> 12)
-	lo := int32(d<<52>>52) // the low 12 bits, sign-extended
+	lo := int32(d << 52 >> 52) // the low 12 bits, sign-extended
 	return Auipc(link, hi), Jalr(link, link, lo), ok
 }
 
