@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -150,7 +151,11 @@ var tinyObjects = []tinyObject{
 
 // build returns the object: .text, its relocations, .symtab (null, the
 // FUNC f, the undefined hook), .strtab and .shstrtab.
-func (o tinyObject) build() []byte {
+func (o tinyObject) build() []byte { return o.buildWith(false) }
+
+// buildWith returns the object, with an __mcount_loc table (one entry,
+// relocated against f plus the site's offset) if mloc is set.
+func (o tinyObject) buildWith(mloc bool) []byte {
 	bo := binary.LittleEndian
 	is64 := o.class == elf.ELFCLASS64
 	strtab := append([]byte("\x00f\x00"), o.hook...)
@@ -177,22 +182,26 @@ func (o tinyObject) build() []byte {
 	symtab = append(symtab, sym(0, 0, 0, 0, 0)...)
 	symtab = append(symtab, sym(1, byte(elf.STB_GLOBAL)<<4|byte(elf.STT_FUNC), 1, 0, uint64(len(o.text)))...)
 	symtab = append(symtab, sym(3, byte(elf.STB_GLOBAL)<<4|byte(elf.STT_NOTYPE), 0, 0, 0)...)
-	var rel []byte
-	for _, r := range o.relocs {
-		switch {
-		case is64:
-			e := make([]byte, 24)
-			bo.PutUint64(e, r.Offset)
-			bo.PutUint64(e[8:], uint64(r.Sym)<<32|uint64(r.Type))
-			bo.PutUint64(e[16:], uint64(r.Addend))
-			rel = append(rel, e...)
-		default:
-			e := make([]byte, 8)
-			bo.PutUint32(e, uint32(r.Offset))
-			bo.PutUint32(e[4:], uint32(r.Sym)<<8|r.Type)
-			rel = append(rel, e...)
+	encode := func(relocs []Reloc) []byte {
+		var rel []byte
+		for _, r := range relocs {
+			switch {
+			case is64:
+				e := make([]byte, 24)
+				bo.PutUint64(e, r.Offset)
+				bo.PutUint64(e[8:], uint64(r.Sym)<<32|uint64(r.Type))
+				bo.PutUint64(e[16:], uint64(r.Addend))
+				rel = append(rel, e...)
+			default:
+				e := make([]byte, 8)
+				bo.PutUint32(e, uint32(r.Offset))
+				bo.PutUint32(e[4:], uint32(r.Sym)<<8|r.Type)
+				rel = append(rel, e...)
+			}
 		}
+		return rel
 	}
+	rel := encode(o.relocs)
 	symEnt, relName, relType, relEnt := uint64(16), ".rel.text", elf.SHT_REL, uint64(8)
 	if is64 {
 		symEnt = 24
@@ -200,12 +209,31 @@ func (o tinyObject) build() []byte {
 	if o.rela {
 		relName, relType, relEnt = ".rela.text", elf.SHT_RELA, 24
 	}
-	return buildELF(o.class, o.machine, elf.ET_REL, []testSection{
+	secs := []testSection{
 		{name: ".text", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_EXECINSTR, data: o.text},
 		{name: relName, typ: relType, flags: elf.SHF_INFO_LINK, data: rel, link: 3, info: 1, entsize: relEnt},
 		{name: ".symtab", typ: elf.SHT_SYMTAB, data: symtab, link: 4, info: 2, entsize: symEnt},
 		{name: ".strtab", typ: elf.SHT_STRTAB, data: strtab},
-	})
+	}
+	if mloc {
+		table := make([]byte, 8)
+		r := Reloc{Type: uint32(elf.R_X86_64_64), Sym: 1, Addend: int64(o.siteOff)}
+		switch o.arch {
+		case ArchARM:
+			table = table[:4]
+			bo.PutUint32(table, uint32(o.siteOff)) // REL: the addend is in the table
+			r.Type = uint32(elf.R_ARM_ABS32)
+		case ArchARM64:
+			r.Type = uint32(elf.R_AARCH64_ABS64)
+		case ArchRISCV64:
+			r.Type = uint32(elf.R_RISCV_64)
+		}
+		secs = append(secs,
+			testSection{name: McountLocSection, typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC, data: table},
+			testSection{name: strings.Replace(relName, "text", McountLocSection, 1), typ: relType, flags: elf.SHF_INFO_LINK,
+				data: encode([]Reloc{r}), link: 3, info: 5, entsize: relEnt})
+	}
+	return buildELF(o.class, o.machine, elf.ET_REL, secs)
 }
 
 // TestTinyObjects: the built objects load and have their one site, so the
@@ -225,6 +253,14 @@ func TestTinyObjects(t *testing.T) {
 			require.Equal(t, o.siteOff, sites[0].SectionOffset)
 			require.Equal(t, []Method{MethodReloc}, sites[0].Methods)
 			require.Equal(t, o.hook, sites[0].Target)
+
+			f, err = NewFile(bytes.NewReader(o.buildWith(true)), "tiny-mloc.o")
+			require.NoError(t, err)
+			sites, err = f.Sites()
+			require.NoError(t, err)
+			require.Len(t, sites, 1)
+			require.Equal(t, o.siteOff, sites[0].SectionOffset)
+			require.Equal(t, []Method{MethodReloc, MethodMloc}, sites[0].Methods)
 		})
 	}
 }
