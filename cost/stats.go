@@ -72,7 +72,8 @@ type Comparison struct {
 	NeededRuns int
 	// Verdict says in one or two sentences what the runs show.
 	Verdict string
-	// Warnings are benchmath's warnings about the test and the samples.
+	// Warnings are benchmath's warnings about the test, the samples and
+	// their summaries, without duplicates.
 	Warnings []string
 }
 
@@ -126,6 +127,11 @@ func Compare(a, b Sample, opts Options) (Comparison, error) {
 	c.P = cmp.P
 	c.Significant = cmp.P <= opts.Alpha
 	c.Warnings = errStrings(append(append(sa.Warnings, sb.Warnings...), cmp.Warnings...))
+	for _, w := range append(slices.Clone(c.A.Warnings), c.B.Warnings...) {
+		if !slices.Contains(c.Warnings, w) {
+			c.Warnings = append(c.Warnings, w)
+		}
+	}
 	if c.A.Median != 0 {
 		c.Delta = (c.B.Median - c.A.Median) / math.Abs(c.A.Median) * 100
 	}
