@@ -80,8 +80,9 @@ type Prediction struct {
 	// alone, in cycles per iteration.
 	BlockRThroughput float64
 	IPC              float64
-	// CallsRewritten counts the calls replaced by jumps.
-	CallsRewritten int
+	// Rewritten counts the calls (and riscv64 jumps) Predict replaced,
+	// see Predict.
+	Rewritten int
 	// Notes are llvm-mca's warnings, e.g. that a return's PC update is
 	// ignored.
 	Notes []string
@@ -197,9 +198,11 @@ func Cycles(arch, cpu string, asm []string) (float64, error) {
 // would dominate any sequence. Predict therefore rewrites each call as the
 // jump it contains — ARM and arm64 "bl"/"blx"/"blr" become "b"/"bx"/"br"
 // (the link-register write, one cycle in these models, is dropped),
-// riscv64 "jal"/"jalr" with rd=ra become "j"/"jr", and an x86 "call"
+// riscv64 "jal"/"j"/"call"/"tail" become "beq x0, x0, 0" and
+// "jalr"/"jr"/"ret" "bne RS, x0, 0" (LLVM 14 treats every riscv64 jump as
+// a call; the branch keeps the unit and the register read), an x86 "call"
 // becomes "pushq $0" (the return-address store and the %rsp update) plus
-// "jmp" — and counts them in CallsRewritten. Returns are kept; llvm-mca
+// "jmp" — and counts them in Rewritten. Returns are kept; llvm-mca
 // notes that it ignores their PC update. Other fixups: trailing blanks are
 // trimmed and x86 "jmpq IMM" becomes "jmp IMM".
 //
@@ -249,7 +252,7 @@ func Predict(arch, cpu string, asm []string) (Prediction, error) {
 	if err != nil {
 		return fail(-1, "", ErrAsm, "%v", err)
 	}
-	p.Arch, p.CPU, p.CallsRewritten, p.Notes = a, cpu, calls, notes
+	p.Arch, p.CPU, p.Rewritten, p.Notes = a, cpu, calls, notes
 	return p, nil
 }
 
@@ -284,18 +287,13 @@ func mcaSource(arch string, asm []string) (src string, lineOf []int, calls int, 
 }
 
 var (
-	armCond    = "(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?"
-	reARMBL    = regexp.MustCompile(`^bl` + armCond + `(\s.*)$`)
-	reARMBLX   = regexp.MustCompile(`^blx` + armCond + `(\s.*)$`)
-	reA64BL    = regexp.MustCompile(`^bl(\s.*)$`)
-	reA64BLR   = regexp.MustCompile(`^blr(\s.*)$`)
-	reRVJal1   = regexp.MustCompile(`^jal\s+([^,\s]+)$`)
-	reRVJalRA  = regexp.MustCompile(`^jal\s+(ra|x1)\s*,\s*(.+)$`)
-	reRVJalr1  = regexp.MustCompile(`^jalr\s+([^,\s]+)$`)
-	reRVJalrRA = regexp.MustCompile(`^jalr\s+(ra|x1)\s*,\s*(.+)$`)
-	reRVCall   = regexp.MustCompile(`^call\s+(.+)$`)
-	reX86Call  = regexp.MustCompile(`^(?:addr32\s+)?call[lqw]?\s+(.+)$`)
-	reX86JmpQ  = regexp.MustCompile(`^jmpq\s+([^*].*)$`)
+	armCond   = "(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?"
+	reARMBL   = regexp.MustCompile(`^bl` + armCond + `(\s.*)$`)
+	reARMBLX  = regexp.MustCompile(`^blx` + armCond + `(\s.*)$`)
+	reA64BL   = regexp.MustCompile(`^bl(\s.*)$`)
+	reA64BLR  = regexp.MustCompile(`^blr(\s.*)$`)
+	reX86Call = regexp.MustCompile(`^(?:addr32\s+)?call[lqw]?\s+(.+)$`)
+	reX86JmpQ = regexp.MustCompile(`^jmpq\s+([^*].*)$`)
 )
 
 // rewriteInsn applies Predict's documented fixups to one instruction and
@@ -321,20 +319,18 @@ func rewriteInsn(arch, text string) ([]string, bool) {
 			return []string{"b" + m[1]}, true
 		}
 	case "riscv64":
-		if m := reRVJal1.FindStringSubmatch(text); m != nil {
-			return []string{"j " + m[1]}, true
-		}
-		if m := reRVJalRA.FindStringSubmatch(text); m != nil {
-			return []string{"jal x0, " + m[2]}, true
-		}
-		if m := reRVJalr1.FindStringSubmatch(text); m != nil {
-			return []string{"jr " + m[1]}, true
-		}
-		if m := reRVJalrRA.FindStringSubmatch(text); m != nil {
-			return []string{"jalr x0, " + m[2]}, true
-		}
-		if m := reRVCall.FindStringSubmatch(text); m != nil {
-			return []string{"tail " + m[1]}, true
+		// LLVM 14 flags every jal and jalr as a call (j, jr and ret
+		// too): each becomes a conditional branch that reads the same
+		// register, whose target llvm-mca ignores.
+		op, args, _ := strings.Cut(text, " ")
+		args = strings.TrimSpace(args)
+		switch op {
+		case "j", "jal", "call", "tail":
+			return []string{"beq x0, x0, 0"}, true
+		case "ret":
+			return []string{"bne ra, x0, 0"}, true
+		case "jr", "jalr":
+			return []string{"bne " + rvJumpReg(args) + ", x0, 0"}, true
 		}
 	case "x86":
 		if m := reX86Call.FindStringSubmatch(text); m != nil {
@@ -352,6 +348,19 @@ func rewriteInsn(arch, text string) ([]string, bool) {
 }
 
 var reARMReg = regexp.MustCompile(`^(r\d\d?|sb|sl|fp|ip|sp|lr|pc)$`)
+
+// rvJumpReg is the register a jr/jalr jumps through: "rs", "rd, rs, off",
+// "rd, off(rs)" or "off(rs)".
+func rvJumpReg(args string) string {
+	if i := strings.IndexByte(args, '('); i >= 0 {
+		return strings.TrimSuffix(strings.TrimSpace(args[i+1:]), ")")
+	}
+	parts := strings.Split(args, ",")
+	if len(parts) >= 2 {
+		return strings.TrimSpace(parts[1])
+	}
+	return strings.TrimSpace(parts[0])
+}
 
 func isARMReg(s string) bool { return reARMReg.MatchString(s) }
 
