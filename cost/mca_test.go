@@ -202,4 +202,3 @@ func TestCPUsAndTriples(t *testing.T) {
 	_, err = CPUs("mips")
 	require.ErrorIs(t, err, ErrArch)
 }
-
