@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -25,7 +26,7 @@ number with which the test can reach alpha at all (4 for alpha 0.05), and
 more when the difference is small against the spread (a normal-approximation
 power estimate at 80 %; see the cost package for its assumptions).
 
-Each file holds one number a line (blank lines and # comments are skipped),
+Each file ("-" is standard input; at most 64 MiB) holds one number a line (blank lines and # comments are skipped),
 or Go benchmark output ("BenchmarkX-8  1000  123 ns/op ..."), from which
 --unit picks the unit (default: the first of the first result) and --bench
 the benchmark when a file holds several.
@@ -112,7 +113,12 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	popts := cost.ParseOptions{Unit: *unit, Benchmark: *bench}
 	var samples [2]cost.Sample
 	for i, path := range files {
-		s, err := cost.ReadSampleFile(path, popts)
+		data, err := readInput(path, "", maxResultSize)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcountsim stats: %s\n", sitesOneLine(err))
+			return 2
+		}
+		s, err := cost.ParseSample(bytes.NewReader(data), path, popts)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcountsim stats: %s\n", sitesOneLine(err))
 			return 2

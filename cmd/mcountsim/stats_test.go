@@ -112,6 +112,7 @@ func TestStatsErrors(t *testing.T) {
 		{"units", []string{nsOp, bytesOp}, "mcountsim stats: " + bytesOp + ": is in B/op but " + nsOp + " is in ns/op"},
 		{"plain vs bench", []string{good, nsOp}, "is in ns/op but " + good + " is in plain numbers"},
 		{"missing", []string{good, filepath.Join(dir, "nope.txt")}, "no such file"},
+		{"directory", []string{good, dir}, "mcountsim stats: " + dir + ": not a regular file (a directory)"},
 		{"one file", []string{good}, "want two files, A and B, got 1"},
 		{"three files", []string{good, good, good}, "want two files, A and B, got 3"},
 		{"alpha", []string{"--alpha", "1.5", good, good}, "--alpha 1.5 is not in (0, 1)"},
