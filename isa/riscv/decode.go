@@ -289,12 +289,10 @@ func undecodable(pc uint64, b []byte, why string) (Inst, error) {
 	if why != "" {
 		err = isa.Detail(why, isa.ErrUndecodable)
 	}
-	inst := Inst{Len: uint8(len(b)), err: err}
-	if len(b) >= 2 {
-		inst.Enc = uint32(binary.LittleEndian.Uint16(b))
-		if len(b) >= 4 {
-			inst.Enc = binary.LittleEndian.Uint32(b)
-		}
+	n := min(len(b), 4)
+	inst := Inst{Len: uint8(n), err: err}
+	for i := n - 1; i >= 0; i-- {
+		inst.Enc = inst.Enc<<8 | uint32(b[i])
 	}
 	return inst, &isa.Fault{PC: pc, Bytes: append([]byte(nil), b...), Unit: unit(len(b)), Err: err}
 }
@@ -310,11 +308,7 @@ func unit(n int) int {
 func (inst *Inst) Bytes() []byte {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], inst.Enc)
-	n := int(inst.Len)
-	if n != 2 && n != 4 {
-		n = 4
-	}
-	return b[:n]
+	return b[:min(inst.Len, 4)]
 }
 
 func regArg(a riscv64asm.Arg) (uint8, bool) {
@@ -461,6 +455,14 @@ var abiNames = [32]string{
 	"t3", "t4", "t5", "t6",
 }
 
+// fpNames are the ABI names of f0..f31, which only disassembly shows.
+var fpNames = [32]string{
+	"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1",
+	"fa0", "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7",
+	"fs2", "fs3", "fs4", "fs5", "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
+	"ft8", "ft9", "ft10", "ft11",
+}
+
 // RegName returns the ABI name of register n (0..31), or "x<n>".
 func RegName(n uint8) string {
 	if int(n) < len(abiNames) {
@@ -512,13 +514,14 @@ func Disasm(inst *Inst, pc uint64, sym func(addr uint64) string) string {
 	return s
 }
 
-// abiRegs rewrites riscv64asm's x0..x31 as ABI names: "x2" at a token
-// start (after a space, a comma or a parenthesis) and ending a token.
+// abiRegs rewrites riscv64asm's x0..x31 and f0..f31 as ABI names: "x2"
+// at a token start (after a space, a comma or a parenthesis) and ending a
+// token.
 func abiRegs(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == 'x' && (i == 0 || s[i-1] == ' ' || s[i-1] == ',' || s[i-1] == '(') {
+		if (c == 'x' || c == 'f') && (i == 0 || s[i-1] == ' ' || s[i-1] == ',' || s[i-1] == '(') {
 			j := i + 1
 			n := 0
 			for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i <= 2 {
@@ -526,7 +529,11 @@ func abiRegs(s string) string {
 				j++
 			}
 			if j > i+1 && n < 32 && (j == len(s) || s[j] == ',' || s[j] == ')' || s[j] == ' ') {
-				b.WriteString(abiNames[n])
+				if c == 'x' {
+					b.WriteString(abiNames[n])
+				} else {
+					b.WriteString(fpNames[n])
+				}
 				i = j - 1
 				continue
 			}
