@@ -286,7 +286,11 @@ func TestRandomWordsForms(t *testing.T) {
 	classes := [][2]uint32{{0x10000000, 0x1c000000}, {0x14000000, 0x1c000000}, {0x08000000, 0x0e000000}, {0x0a000000, 0x0e000000},
 		{0x08000000, 0x3f000000}, {0xd5030000, 0xffff0000}, {0xd4000000, 0xff000000}}
 	seen := map[string]bool{}
-	for i := range 400000 {
+	n := 400000
+	if testing.Short() {
+		n = 50000
+	}
+	for i := range n {
 		w := rng.Uint32()
 		if i%2 == 0 {
 			c := classes[rng.IntN(len(classes))]
