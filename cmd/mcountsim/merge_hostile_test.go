@@ -175,10 +175,24 @@ func TestMergeHostileSets(t *testing.T) {
 }
 
 // FuzzMergeDocument: the merge reader never panics, and a document it
-// accepts merges alone without an error into its own verdict.
+// accepts merges alone without an error into its own verdict. The seeds
+// are the real documents made small (compact, without the trace and with
+// at most two end states: a few hundred bytes), so that minimizing a new
+// input takes little of the run.
 func FuzzMergeDocument(f *testing.F) {
 	for _, doc := range mergeSeeds() {
-		f.Add([]byte(doc))
+		var m map[string]any
+		require.NoError(f, json.Unmarshal([]byte(doc), &m))
+		delete(m, "run")
+		delete(m, "hazards")
+		if e, ok := m["end_states"].([]any); ok && len(e) > 2 {
+			m["end_states"], m["runs"] = e[:2], 2
+		}
+		small, err := json.Marshal(m)
+		require.NoError(f, err)
+		_, err = parseShard("seed", small)
+		require.NoError(f, err)
+		f.Add(small)
 	}
 	f.Add([]byte(`{"mode":"check","verdict":"SAFE","space":{"search":"exhaustive","shard":"0/1","bound":0,"bounds_done":1}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
