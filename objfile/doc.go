@@ -13,6 +13,17 @@
 // index before using it. A corrupt file yields a [*FormatError]; the loader
 // never panics on bad input.
 //
+// Hostile input is bounded before it is read: [Open] refuses, without
+// blocking, anything but a regular file (a FIFO, a device, a directory)
+// and files over [MaxFileSize] (256 MiB); every section it reads must lie
+// inside the file, and the section contents read add up to at most the
+// file's size; the section, symbol and relocation counts and the bytes of
+// section names are checked against [MaxSections], [MaxSymbols],
+// [MaxRelocs] and [MaxSectionNames] before anything is allocated for them
+// ([ErrLimit]); compressed symbol, string and relocation tables are
+// refused. The memory of a load is thus about the size of the sections it
+// reads plus a few hundred bytes per section, symbol and relocation.
+//
 // [File.Sites] finds sites by three methods and reports each site once with
 // every method that found it:
 //

@@ -19,6 +19,10 @@ var (
 	// ErrCorrupt means the file is malformed: truncated, a size or offset
 	// out of range, an index that points nowhere.
 	ErrCorrupt = errors.New("corrupt ELF file")
+	// ErrLimit means the file is larger, or claims more sections, symbols,
+	// relocations or name bytes, than the loader accepts (see MaxFileSize
+	// and the other limits).
+	ErrLimit = errors.New("beyond a limit of the loader")
 )
 
 // FormatError reports a problem with one input file.

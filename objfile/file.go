@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
+	"strings"
 )
 
 // Arch is the instruction set of a File.
@@ -120,21 +120,16 @@ type Reloc struct {
 	RELA   bool   // the addend came from the relocation entry
 }
 
-// Open reads the ELF file at path.
+// Open reads the ELF file at path. It refuses, without blocking, anything
+// but a regular file (a FIFO, a device, a directory), and a file larger
+// than MaxFileSize; it reads only the sections it needs.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, size, err := openRegular(path, MaxFileSize)
 	if err != nil {
-		return nil, pathError(path, err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errorf(path, -1, ErrNotELF, "not a regular file")
-	}
-	return NewFile(io.NewSectionReader(f, 0, st.Size()), path)
+	return NewFile(io.NewSectionReader(f, 0, size), path)
 }
 
 func pathError(path string, err error) error {
@@ -147,14 +142,22 @@ func pathError(path string, err error) error {
 
 // NewFile reads an ELF file from r; name is used in errors and sites. If r
 // has a Size() int64 method (bytes.Reader, io.SectionReader), every section
-// is checked to lie inside the file before it is read.
+// is checked to lie inside the file before it is read. Every count taken
+// from the file is checked against the limits (MaxSections, MaxSymbols,
+// MaxRelocs, MaxSectionNames) before anything is allocated for it, and the
+// section contents it reads add up to at most the file's size (at most
+// MaxFileSize if the size is unknown).
 func NewFile(r io.ReaderAt, name string) (f *File, err error) {
 	defer recoverAsError(name, "loader", &err)
 	size := int64(-1)
 	if s, ok := r.(interface{ Size() int64 }); ok {
 		size = s.Size()
 	}
-	l := &loader{name: name, r: r, size: size}
+	budget := int64(MaxFileSize)
+	if size >= 0 && size < budget {
+		budget = size
+	}
+	l := &loader{name: name, r: r, size: size, budget: budget}
 	f, err = l.load()
 	return f, err
 }
@@ -180,6 +183,9 @@ type loader struct {
 	r    io.ReaderAt
 	size int64 // -1 if unknown
 	f    *File
+
+	budget int64 // bytes of section contents still allowed to be read
+	relocs int   // relocation entries read so far
 }
 
 func (l *loader) errorf(off int64, sentinel error, format string, args ...any) error {
@@ -224,6 +230,13 @@ func (l *loader) load() (*File, error) {
 	if l.size >= 0 && l.size < hdrSize {
 		return nil, l.errorf(l.size, ErrCorrupt, "truncated ELF header")
 	}
+	bo := binary.ByteOrder(binary.LittleEndian)
+	if data == elf.ELFDATA2MSB {
+		bo = binary.BigEndian
+	}
+	if err := l.precheck(class, bo); err != nil {
+		return nil, err
+	}
 	ef, err := elf.NewFile(l.r)
 	if err != nil {
 		return nil, l.elfError(err)
@@ -246,7 +259,7 @@ func (l *loader) load() (*File, error) {
 	if err := l.sections(ef); err != nil {
 		return nil, err
 	}
-	if err := l.symbols(ef); err != nil {
+	if err := l.symbols(); err != nil {
 		return nil, err
 	}
 	if err := l.relocations(); err != nil {
@@ -310,10 +323,12 @@ func (l *loader) sections(ef *elf.File) error {
 		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
 			continue
 		}
-		if s.Offset+s.Size < s.Offset || (l.size >= 0 && s.Offset+s.Size > uint64(l.size)) {
-			return l.errorf(-1, ErrCorrupt, "section %d (%q) at offset %#x size %#x runs past the end of the file", i, s.Name, s.Offset, s.Size)
+		// The extent in the file: sh_size, the compressed size for a
+		// compressed section (whose Size debug/elf reports uncompressed).
+		if end := es.Offset + es.FileSize; end < es.Offset || (l.size >= 0 && end > uint64(l.size)) {
+			return l.errorf(-1, ErrCorrupt, "section %d (%q) at offset %#x size %#x runs past the end of the file", i, s.Name, es.Offset, es.FileSize)
 		}
-		if s.Flags&elf.SHF_COMPRESSED != 0 && (s.Executable() || isTable(s.Name)) {
+		if s.Flags&elf.SHF_COMPRESSED != 0 && (s.Executable() || isTable(s.Name) || readByLoader(s.Type)) {
 			return l.errorf(-1, ErrCorrupt, "section %d (%q) is compressed", i, s.Name)
 		}
 		if !s.Executable() && !isTable(s.Name) {
@@ -321,14 +336,40 @@ func (l *loader) sections(ef *elf.File) error {
 		}
 		data, err := l.read(s.Offset, s.Size)
 		if err != nil {
-			return l.errorf(int64(s.Offset), ErrCorrupt, "reading section %d (%q): %v", i, s.Name, err)
+			return l.errorf(int64(s.Offset), readFailed(err), "reading section %d (%q): %v", i, s.Name, err)
 		}
 		s.Data = data
 	}
 	return nil
 }
 
-// read reads size bytes at off, refusing sizes past the end of the input.
+// limitError is a read refused by the budget: it wraps ErrLimit.
+type limitError string
+
+func (e limitError) Error() string        { return string(e) }
+func (e limitError) Is(target error) bool { return target == ErrLimit }
+
+// readFailed is the sentinel of a failed l.read: ErrLimit or ErrCorrupt.
+func readFailed(err error) error {
+	if errors.Is(err, ErrLimit) {
+		return ErrLimit
+	}
+	return ErrCorrupt
+}
+
+// readByLoader reports whether the loader reads sections of type t whatever
+// their name: symbol, string and relocation tables.
+func readByLoader(t elf.SectionType) bool {
+	switch t {
+	case elf.SHT_SYMTAB, elf.SHT_DYNSYM, elf.SHT_STRTAB, elf.SHT_REL, elf.SHT_RELA:
+		return true
+	}
+	return false
+}
+
+// read reads size bytes at off, refusing sizes past the end of the input
+// and, in all, more bytes than the file holds (overlapping sections cannot
+// make the loader read a byte twice over).
 func (l *loader) read(off, size uint64) ([]byte, error) {
 	if off+size < off || off > 1<<62 || size > 1<<62 {
 		return nil, errors.New("offset or size out of range")
@@ -336,9 +377,13 @@ func (l *loader) read(off, size uint64) ([]byte, error) {
 	if l.size >= 0 && off+size > uint64(l.size) {
 		return nil, errors.New("runs past the end of the file")
 	}
-	if l.size < 0 && size > 1<<30 {
-		return nil, errors.New("section larger than 1 GiB")
+	if size > uint64(l.budget) {
+		if l.size < 0 || l.size > MaxFileSize {
+			return nil, limitError(fmt.Sprintf("section contents add up to more than the limit of %d MiB", MaxFileSize>>20))
+		}
+		return nil, limitError("section contents add up to more than the file (overlapping sections)")
 	}
+	l.budget -= int64(size)
 	buf := make([]byte, size)
 	n, err := l.r.ReadAt(buf, int64(off))
 	if n == len(buf) {
@@ -350,7 +395,7 @@ func (l *loader) read(off, size uint64) ([]byte, error) {
 	return nil, err
 }
 
-func (l *loader) symbols(ef *elf.File) error {
+func (l *loader) symbols() error {
 	f := l.f
 	f.SymTab = -1
 	for i, s := range f.Sections {
@@ -359,12 +404,11 @@ func (l *loader) symbols(ef *elf.File) error {
 			break
 		}
 	}
-	dynamic := false
 	if f.SymTab < 0 && f.Type != elf.ET_REL {
 		// A stripped linked file: fall back to the dynamic symbols.
 		for i, s := range f.Sections {
 			if s.Type == elf.SHT_DYNSYM {
-				f.SymTab, dynamic = i, true
+				f.SymTab = i
 				break
 			}
 		}
@@ -379,27 +423,12 @@ func (l *loader) symbols(ef *elf.File) error {
 	if int(st.Link) <= 0 || int(st.Link) >= len(f.Sections) || f.Sections[st.Link].Type != elf.SHT_STRTAB {
 		return l.errorf(-1, ErrCorrupt, "symbol table's string table index %d is not a string table", st.Link)
 	}
-	readSyms := ef.Symbols
-	if dynamic {
-		readSyms = ef.DynamicSymbols
-	}
-	syms, err := readSyms()
+	syms, err := l.readSymbols(st, f.Sections[st.Link])
 	if err != nil {
-		if errors.Is(err, elf.ErrNoSymbols) {
-			return l.errorf(int64(st.Offset), ErrNoSymbols, "empty symbol table")
-		}
-		return l.errorf(int64(st.Offset), ErrCorrupt, "reading symbol table: %v", err)
+		return err
 	}
 	f.Symbols = make([]Symbol, 1, len(syms)+1)
-	for i, es := range syms {
-		sym := Symbol{
-			Name:    es.Name,
-			Value:   es.Value,
-			Size:    es.Size,
-			Type:    elf.ST_TYPE(es.Info),
-			Bind:    elf.ST_BIND(es.Info),
-			Section: es.Section,
-		}
+	for i, sym := range syms {
 		if sym.Section != elf.SHN_UNDEF && sym.Section < elf.SHN_LORESERVE && int(sym.Section) >= len(f.Sections) {
 			return l.errorf(-1, ErrCorrupt, "symbol %d (%q) has section index %d, file has %d sections", i+1, sym.Name, sym.Section, len(f.Sections))
 		}
@@ -410,6 +439,66 @@ func (l *loader) symbols(ef *elf.File) error {
 		f.Symbols = append(f.Symbols, sym)
 	}
 	return nil
+}
+
+// readSymbols decodes the symbol table st (without its null entry 0) with
+// the names from its string table strs. The count is checked against
+// MaxSymbols before anything is allocated for it, and every name is a
+// substring of one copy of the string table, so that names cannot
+// multiply its size.
+func (l *loader) readSymbols(st, strs *Section) ([]Symbol, error) {
+	entsize := uint64(16)
+	if l.f.Class == elf.ELFCLASS64 {
+		entsize = 24
+	}
+	at := int64(st.Offset)
+	if st.Size == 0 {
+		return nil, l.errorf(at, ErrNoSymbols, "empty symbol table")
+	}
+	if st.Size%entsize != 0 {
+		return nil, l.errorf(at, ErrCorrupt, "symbol table size %#x is not a multiple of %d", st.Size, entsize)
+	}
+	if n := st.Size / entsize; n > MaxSymbols {
+		return nil, l.errorf(at, ErrLimit, "symbol table of %d entries, more than the limit of %d", n, MaxSymbols)
+	}
+	data, err := l.read(st.Offset, st.Size)
+	if err != nil {
+		return nil, l.errorf(at, readFailed(err), "reading symbol table: %v", err)
+	}
+	raw, err := l.read(strs.Offset, strs.Size)
+	if err != nil {
+		return nil, l.errorf(int64(strs.Offset), readFailed(err), "reading symbol table's string table: %v", err)
+	}
+	names := string(raw)
+	bo := l.f.ByteOrder
+	syms := make([]Symbol, 0, len(data)/int(entsize)-1)
+	for off := entsize; off < uint64(len(data)); off += entsize {
+		e := data[off : off+entsize]
+		var sym Symbol
+		var info uint8
+		name := uint64(bo.Uint32(e))
+		if entsize == 24 {
+			info, sym.Section = e[4], elf.SectionIndex(bo.Uint16(e[6:]))
+			sym.Value, sym.Size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
+		} else {
+			sym.Value, sym.Size = uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
+			info, sym.Section = e[12], elf.SectionIndex(bo.Uint16(e[14:]))
+		}
+		sym.Type, sym.Bind = elf.ST_TYPE(info), elf.ST_BIND(info)
+		if name >= uint64(len(names)) {
+			if name != 0 {
+				return nil, l.errorf(at+int64(off), ErrCorrupt, "symbol %d's name offset %#x is past the end of its string table (size %#x)", off/entsize, name, len(names))
+			}
+		} else {
+			n := strings.IndexByte(names[name:], 0)
+			if n < 0 {
+				return nil, l.errorf(at+int64(off), ErrCorrupt, "symbol %d's name is not NUL-terminated", off/entsize)
+			}
+			sym.Name = names[name : name+uint64(n)]
+		}
+		syms = append(syms, sym)
+	}
+	return syms, nil
 }
 
 // relocations parses the REL and RELA sections that apply to loaded sections.
@@ -530,10 +619,14 @@ func (l *loader) decodeRelocs(rs *Section) ([]Reloc, error) {
 	if rs.Size%entsize != 0 {
 		return nil, l.errorf(int64(rs.Offset), ErrCorrupt, "relocation section %d (%q) size %#x is not a multiple of %d", rs.Index, rs.Name, rs.Size, entsize)
 	}
+	if n := rs.Size / entsize; n > uint64(MaxRelocs-l.relocs) {
+		return nil, l.errorf(int64(rs.Offset), ErrLimit, "relocation section %d (%q) brings the relocations read to more than the limit of %d", rs.Index, rs.Name, MaxRelocs)
+	}
 	data, err := l.read(rs.Offset, rs.Size)
 	if err != nil {
-		return nil, l.errorf(int64(rs.Offset), ErrCorrupt, "reading relocation section %d (%q): %v", rs.Index, rs.Name, err)
+		return nil, l.errorf(int64(rs.Offset), readFailed(err), "reading relocation section %d (%q): %v", rs.Index, rs.Name, err)
 	}
+	l.relocs += len(data) / int(entsize)
 	bo := f.ByteOrder
 	relocs := make([]Reloc, 0, len(data)/int(entsize))
 	for off := uint64(0); off < uint64(len(data)); off += entsize {

@@ -3,7 +3,6 @@ package objfile
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,16 +29,16 @@ func TestRecoverAsError(t *testing.T) {
 }
 
 // FuzzLoad feeds arbitrary bytes to the loader and site discovery: they
-// must return a *FormatError or sites that lie inside their sections.
+// must return a *FormatError or sites that lie inside their sections. The
+// seeds are the tiny objects of elfbuild_test.go (one per architecture,
+// 32- and 64-bit, with and without an __mcount_loc table: 300 to 700
+// bytes), so that mutations reach site discovery instead of spending
+// their time on the kilobytes of a compiler's output; the fixtures are
+// covered by TestSitesTruncated and TestLoadBudgetKeepsFixtures.
 func FuzzLoad(f *testing.F) {
-	paths, err := filepath.Glob("testdata/*.o")
-	require.NoError(f, err)
-	exes, err := filepath.Glob("testdata/*.exe")
-	require.NoError(f, err)
-	for _, p := range append(paths, exes...) {
-		data, err := os.ReadFile(p)
-		require.NoError(f, err)
-		f.Add(data)
+	for _, o := range tinyObjects {
+		f.Add(o.buildWith(false))
+		f.Add(o.buildWith(true))
 	}
 	f.Add([]byte("\x7fELF"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -155,14 +157,42 @@ const maxLine = 64 << 10
 // keywords are the line keywords, for error messages.
 const keywords = "strategy, arch, origin, state, form, boot, enable, disable, config"
 
-// ReadFile opens and parses the scenario file at path.
+// MaxFileSize is the largest scenario file ReadFile reads.
+const MaxFileSize = 1 << 20
+
+// ReadFile opens and parses the scenario file at path. It refuses, without
+// blocking, anything but a regular file (a FIFO, a device, a directory),
+// and reads at most MaxFileSize bytes.
 func ReadFile(path string) (*File, error) {
-	r, err := os.Open(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return ParseFile(path, r)
+	if st, err = r.Stat(); err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d bytes", path, st.Size(), MaxFileSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes", path, MaxFileSize)
+	}
+	return ParseFile(path, bytes.NewReader(data))
 }
 
 // ParseFile reads a scenario file (see the package documentation for the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -10,11 +11,16 @@ import (
 	"github.com/mcountsim/mcountsim/report"
 )
 
-// readStrategyFile reads a scenario file. Its config lines set every flag of
-// fs that the command line did not set (explicit flags win); set holds the
-// flags given on the command line.
+// readStrategyFile reads a scenario file (a regular file of at most
+// maxScenarioSize bytes). Its config lines set every flag of fs that the
+// command line did not set (explicit flags win); set holds the flags given
+// on the command line.
 func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patch.Strategy, error) {
-	file, err := patch.ReadFile(path)
+	data, err := readInput(path, "--strategy-file", maxScenarioSize)
+	if err != nil {
+		return nil, err
+	}
+	file, err := patch.ParseFile(path, bytes.NewReader(data))
 	if err != nil {
 		return nil, err // a *patch.FileError names the file and line
 	}

@@ -10,6 +10,7 @@
 //	mcountsim strategies
 //	mcountsim sites      [--json] FILE...
 //	mcountsim merge      FILE...
+//	mcountsim stats      [--json] A B
 //
 // Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 package main
@@ -34,6 +35,7 @@ Usage:
   mcountsim strategies                  list the built-in strategies
   mcountsim sites      [--json] FILE... list the ftrace call sites of ELF objects
   mcountsim merge      FILE...          combine the --json results of check --shard runs
+  mcountsim stats      [--json] A B     compare two sets of repeated measurements
 
 Examples:
   mcountsim check --arch arm --strategy nop-nop
@@ -63,6 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runSites(args[1:], stdout, stderr)
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
+	case "stats":
+		return runStats(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

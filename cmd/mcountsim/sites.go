@@ -30,6 +30,10 @@ file, arch, section, function, site_offset, function_offset, address,
 methods, reloc_type, target, bytes, disasm, thumb and arm_push_lr, and no
 total line.
 
+A FILE must be a regular file of at most 256 MiB (a FIFO, device or
+directory is refused without being read); counts inside it are bounded
+too (see the objfile package).
+
 Exit status: 0 on success, 2 on any error (one line on stderr).
 
 Examples:
@@ -100,9 +104,16 @@ func runSites(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// sitesOf loads one file and finds its sites.
+// sitesOf loads one file (a regular file of at most maxObjectSize bytes,
+// of which only the sections site discovery needs are read) and finds its
+// sites.
 func sitesOf(path string) ([]objfile.Site, error) {
-	f, err := objfile.Open(path)
+	in, size, err := openInput(path, "", maxObjectSize)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	f, err := objfile.NewFile(io.NewSectionReader(in, 0, size), path)
 	if err != nil {
 		return nil, err
 	}

@@ -115,7 +115,7 @@ func TestSitesErrors(t *testing.T) {
 		{"not ELF", []string{notELF}, "mcountsim sites: " + notELF + ": not an ELF file (no \\x7fELF magic)\n"},
 		{"truncated", []string{"--json", truncated}, "mcountsim sites: " + truncated + ": "},
 		{"unsupported machine", []string{"../../objfile/testdata/arm-pg.o", mips}, "mcountsim sites: " + mips + ": unsupported machine EM_MIPS (ELFCLASS32, ELFDATA2LSB)\n"},
-		{"directory", []string{dir}, "mcountsim sites: " + dir + ": not a regular file\n"},
+		{"directory", []string{dir}, "mcountsim sites: " + dir + ": not a regular file (a directory)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -190,3 +190,81 @@ func RegList(regs ...int) uint16 {
 	}
 	return m
 }
+
+// Op is a data-processing opcode (ARM ARM A5.2.1, bits 24:21).
+type Op uint8
+
+// The data-processing opcodes.
+const (
+	AND Op = iota
+	EOR
+	SUB
+	RSB
+	ADD
+	ADC
+	SBC
+	RSC
+	TST
+	TEQ
+	CMP
+	CMN
+	ORR
+	MOV
+	BIC
+	MVN
+)
+
+// Shift is a shift type of a register operand (A8.4.1).
+type Shift uint8
+
+// The shift types.
+const (
+	LSL Shift = iota
+	LSR
+	ASR
+	ROR
+)
+
+// dp is the data-processing word shared by DPReg, DPRegShift and DPImm.
+// TST, TEQ, CMP and CMN always set the flags (they exist only with S).
+func dp(op Op, s bool, rd, rn int) Word {
+	w := always | Word(op)<<21 | Word(rn)<<16 | Word(rd)<<12
+	if s || op >= TST && op <= CMN {
+		w |= 1 << 20
+	}
+	return w
+}
+
+// DPReg is a data-processing instruction with a register operand shifted
+// by an immediate, "op{s} rd, rn, rm, sh #n" (A8.8.x "(register)", e.g.
+// ADD A8.8.7); n is 0-31 (LSR #32 and ASR #32 are written n = 0). MOV and
+// MVN ignore rn, TST..CMN ignore rd: pass 0.
+func DPReg(op Op, s bool, rd, rn, rm int, sh Shift, n uint32) Word {
+	return dp(op, s, rd, rn) | Word(n&31)<<7 | Word(sh)<<5 | Word(rm)
+}
+
+// DPRegShift is a data-processing instruction with a register operand
+// shifted by a register, "op{s} rd, rn, rm, sh rs" (A8.8.x
+// "(register-shifted register)", e.g. ADD A8.8.8).
+func DPRegShift(op Op, s bool, rd, rn, rm int, sh Shift, rs int) Word {
+	return dp(op, s, rd, rn) | Word(rs)<<8 | Word(sh)<<5 | 1<<4 | Word(rm)
+}
+
+// DPImm is a data-processing instruction with a modified immediate,
+// "op{s} rd, rn, #imm" (A8.8.x "(immediate)"); ok is false if imm cannot
+// be encoded.
+func DPImm(op Op, s bool, rd, rn int, imm uint32) (Word, bool) {
+	enc, ok := modImm(imm)
+	return dp(op, s, rd, rn) | 1<<25 | enc, ok
+}
+
+// Mul is MUL rd, rn, rm (A8.8.114): rd = rn*rm (low 32 bits).
+func Mul(rd, rn, rm int) Word { return always | Word(rd)<<16 | Word(rm)<<8 | 0x90 | Word(rn) }
+
+// Umull is UMULL rdlo, rdhi, rn, rm (A8.8.257): rdhi:rdlo = rn*rm.
+func Umull(rdlo, rdhi, rn, rm int) Word {
+	return always | 0x00800090 | Word(rdhi)<<16 | Word(rdlo)<<12 | Word(rm)<<8 | Word(rn)
+}
+
+// Clz is CLZ rd, rm (A8.8.33, ARMv5T and later).
+func Clz(rd, rm int) Word { return always | 0x016f0f10 | Word(rd)<<12 | Word(rm) }

@@ -453,12 +453,19 @@ func compile(inst *Inst) {
 			err = errOperandForm
 		}
 	case x86asm.IMUL:
+		if ai.Args[1] == nil { // the one-operand rdx:rax form
+			set(&inst.src, 0, size)
+			if inst.src.kind != kindReg && inst.src.kind != kindMem {
+				err = errOperandForm
+			}
+			break
+		}
 		set(&inst.dst, 0, 0)
 		set(&inst.src, 1, size)
 		set(&inst.src2, 2, 0)
 		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem ||
 			inst.src2.kind != kindNone && inst.src2.kind != kindImm {
-			err = errOperandForm // includes the one-operand rdx:rax form
+			err = errOperandForm
 		}
 	case x86asm.BSR, x86asm.BSF:
 		set(&inst.dst, 0, 0)
@@ -485,7 +492,10 @@ func compile(inst *Inst) {
 			err = errOperandForm
 		}
 	default:
-		err = isa.ErrUnsupported
+		var ok bool
+		if ok, err = compileInt(inst, &size); !ok {
+			err = isa.ErrUnsupported
+		}
 	}
 	if err == nil && (size < 1 || size > 8 || size&(size-1) != 0) {
 		err = errOperandForm

@@ -26,8 +26,16 @@
 // (r64, imm, m64), POP (r64, m64), LEAVE, MOV (register, memory and
 // immediate forms at 8, 16, 32 and 64 bits; 32-bit writes zero-extend),
 // LEA, ADD, ADC, SUB, SBB, AND, OR, XOR, CMP, TEST, INC, DEC, NEG, NOT,
-// MOVZX, MOVSX, MOVSXD, IMUL (two and three operands), SHL, SHR, SAR (by an
-// immediate or CL), CMOVcc, SETcc and XCHG. Anything else, a 16-bit operand
+// MOVZX, MOVSX, MOVSXD, IMUL (one, two and three operands), MUL, DIV, IDIV,
+// CBW/CWDE/CDQE, CWD/CDQ/CQO, SHL, SHR, SAR, ROL, ROR (by 1, an immediate
+// or CL), SHLD, SHRD, BSWAP, BSF, BSR, TZCNT, LZCNT, POPCNT, BT, BTS, BTR,
+// BTC, XADD, CMPXCHG (LOCK accepted: one CPU executes an instruction at a
+// time), MOVBE, CMOVcc, SETcc and XCHG: the integer instructions gcc -O2
+// emits for kernel code (TestFormsDifferential checks each form against
+// the host CPU and qemu-x86_64). A DIV or IDIV by zero, or with a quotient
+// that does not fit, is an *isa.Fault wrapping ErrDivide (#DE), with the
+// registers left as they were. Anything else (SSE and x87 among them,
+// refused by name), a 16-bit operand
 // size on a stack or branch instruction, a 32-bit address size, or an FS/GS
 // segment, is an *isa.Fault wrapping isa.ErrUnsupported when executed.
 //

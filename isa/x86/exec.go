@@ -342,6 +342,14 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 			}
 		}
 	case x86asm.IMUL:
+		if d.kind == kindNone {
+			v, err := r.read(s, size, bus, next, isa.NoReg)
+			if err != nil {
+				return isa.FlowNext, err
+			}
+			r.mulAcc(true, v, size)
+			break
+		}
 		a := r.get(d)
 		if inst.src2.kind != kindNone {
 			var err error
@@ -381,7 +389,13 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 			return isa.FlowNext, err
 		}
 	default:
-		return isa.FlowNext, isa.ErrUnsupported
+		ok, err := execInt(inst, r, bus, next)
+		if !ok {
+			return isa.FlowNext, isa.ErrUnsupported
+		}
+		if err != nil {
+			return isa.FlowNext, err
+		}
 	}
 	r.RIP = next
 	return isa.FlowNext, nil

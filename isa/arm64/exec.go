@@ -1,0 +1,583 @@
+package arm64
+
+import (
+	"math/bits"
+
+	"github.com/mcountsim/mcountsim/isa"
+)
+
+// Regs is the register file of one A64 context at EL1 (SP is SP_EL1). PC
+// holds the address of the instruction about to execute.
+type Regs struct {
+	X          [31]uint64
+	SP         uint64
+	PC         uint64
+	N, Z, C, V bool
+}
+
+// Passed reports whether condition c (the 4-bit field of B.cond, CSEL,
+// CCMP) holds for the flags in r (ARM ARM C1.2.4, ConditionHolds).
+func (r *Regs) Passed(c uint8) bool {
+	var res bool
+	switch c >> 1 {
+	case 0:
+		res = r.Z
+	case 1:
+		res = r.C
+	case 2:
+		res = r.N
+	case 3:
+		res = r.V
+	case 4:
+		res = r.C && !r.Z
+	case 5:
+		res = r.N == r.V
+	case 6:
+		res = r.N == r.V && !r.Z
+	default:
+		return true // AL, and NV, which A64 treats as always
+	}
+	if c&1 != 0 {
+		return !res
+	}
+	return res
+}
+
+// get reads a resolved register operand: X0–X30, XZR (0) or SP.
+func (r *Regs) get(n uint8) uint64 {
+	if n < 31 {
+		return r.X[n]
+	}
+	if n == rSP {
+		return r.SP
+	}
+	return 0
+}
+
+// set writes a resolved register operand; writes to XZR are discarded.
+func (r *Regs) set(n uint8, v uint64) {
+	if n < 31 {
+		r.X[n] = v
+	} else if n == rSP {
+		r.SP = v
+	}
+}
+
+// Exec executes inst, fetched from r.PC, against r and bus. On success PC
+// holds the next address. An error leaves r in an unspecified state and is
+// an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrUndecodable,
+// isa.ErrBreakpoint (BRK: r untouched, PC still at the BRK),
+// isa.ErrMemory or the Bus's error.
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
+	pc := r.PC
+	if inst.err != nil {
+		e := &isa.Fault{PC: pc, Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}
+		if inst.err != isa.ErrUndecodable {
+			e.Disasm = Disasm(inst, pc, nil)
+		}
+		return isa.FlowNext, e
+	}
+	flow, err := exec(inst, r, bus, pc)
+	if err != nil {
+		return flow, &isa.Fault{PC: pc, Bytes: wordBytes(inst.Word), Unit: 4, Disasm: Disasm(inst, pc, nil), Err: err}
+	}
+	return flow, nil
+}
+
+var (
+	errSPAlign = isa.Detail("sp alignment fault (SCTLR_EL1.SA: sp not 16-byte aligned as a base)", isa.ErrMemory)
+	errAlign   = isa.Detail("unaligned load-acquire/store-release", isa.ErrMemory)
+)
+
+func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
+	next := pc + 4
+	sf := inst.sf
+	switch inst.x {
+	case xNop, xBarrier:
+	case xBrk:
+		return isa.FlowNext, isa.ErrBreakpoint
+	case xAdr:
+		r.set(inst.rd, pc+inst.imm)
+	case xAdrp:
+		r.set(inst.rd, pc&^0xfff+inst.imm)
+	case xAddImm, xSubImm, xAddReg, xSubReg, xAddExt, xSubExt, xAdc, xSbc:
+		addSub(inst, r)
+	case xAndImm, xOrrImm, xEorImm, xAndReg, xOrrReg, xEorReg:
+		logical(inst, r)
+	case xMovZ:
+		r.set(inst.rd, inst.imm)
+	case xMovN:
+		r.set(inst.rd, trunc(^inst.imm, sf))
+	case xMovK:
+		m := uint64(0xffff) << inst.amount
+		r.set(inst.rd, trunc(r.get(inst.rd)&^m|inst.imm, sf))
+	case xSbfm, xBfm, xUbfm:
+		bitfield(inst, r)
+	case xExtr:
+		n, m := r.get(inst.rn), r.get(inst.rm)
+		lsb := uint(inst.amount)
+		var v uint64
+		if sf {
+			v = m >> lsb
+			if lsb != 0 {
+				v |= n << (64 - lsb)
+			}
+		} else {
+			v = (n&0xffffffff<<32 | m&0xffffffff) >> lsb & 0xffffffff
+		}
+		r.set(inst.rd, v)
+	case xUdiv, xSdiv, xLslv, xLsrv, xAsrv, xRorv:
+		r.set(inst.rd, twoSource(inst, r.get(inst.rn), r.get(inst.rm)))
+	case xRbit, xRev16, xRev32, xRev, xClz, xCls:
+		r.set(inst.rd, oneSource(inst, r.get(inst.rn)))
+	case xMadd, xMsub, xSmaddl, xSmsubl, xUmaddl, xUmsubl, xSmulh, xUmulh:
+		r.set(inst.rd, threeSource(inst, r))
+	case xCsel, xCsinc, xCsinv, xCsneg:
+		v := r.get(inst.rn)
+		if !r.Passed(inst.cond) {
+			v = r.get(inst.rm)
+			switch inst.x {
+			case xCsinc:
+				v++
+			case xCsinv:
+				v = ^v
+			case xCsneg:
+				v = -v
+			}
+		}
+		r.set(inst.rd, trunc(v, sf))
+	case xCcmp, xCcmn:
+		if !r.Passed(inst.cond) {
+			f := inst.imm2
+			r.N, r.Z, r.C, r.V = f&8 != 0, f&4 != 0, f&2 != 0, f&1 != 0
+			break
+		}
+		y := inst.imm
+		if inst.mode == 0 {
+			y = r.get(inst.rm)
+		}
+		if inst.x == xCcmp {
+			_, r.N, r.Z, r.C, r.V = addWithCarry(r.get(inst.rn), ^y, true, sf)
+		} else {
+			_, r.N, r.Z, r.C, r.V = addWithCarry(r.get(inst.rn), y, false, sf)
+		}
+	case xB:
+		r.PC = pc + inst.imm
+		return isa.FlowBranch, nil
+	case xBL:
+		r.X[LR] = next
+		r.PC = pc + inst.imm
+		return isa.FlowCall, nil
+	case xBCond, xCbz, xCbnz, xTbz, xTbnz:
+		var taken bool
+		switch inst.x {
+		case xBCond:
+			taken = r.Passed(inst.cond)
+		case xCbz, xCbnz:
+			taken = trunc(r.get(inst.rd), sf) == 0
+			if inst.x == xCbnz {
+				taken = !taken
+			}
+		default:
+			taken = r.get(inst.rd)>>inst.amount&1 == 0
+			if inst.x == xTbnz {
+				taken = !taken
+			}
+		}
+		if !taken {
+			r.PC = next
+			return isa.FlowSkipped, nil
+		}
+		r.PC = pc + inst.imm
+		return isa.FlowBranch, nil
+	case xBr:
+		r.PC = r.get(inst.rn)
+		return isa.FlowBranch, nil
+	case xBlr:
+		t := r.get(inst.rn) // read before x30 is written: BLR X30 is fine
+		r.X[LR] = next
+		r.PC = t
+		return isa.FlowCall, nil
+	case xRet:
+		r.PC = r.get(inst.rn)
+		return isa.FlowReturn, nil
+	case xLoad, xStore, xLoadAcq, xStoreRel:
+		if err := loadStore1(inst, r, bus, pc); err != nil {
+			return isa.FlowNext, err
+		}
+	case xLoadPair, xStorePair:
+		if err := loadStorePair(inst, r, bus); err != nil {
+			return isa.FlowNext, err
+		}
+	default:
+		return isa.FlowNext, isa.ErrUnsupported
+	}
+	r.PC = next
+	return isa.FlowNext, nil
+}
+
+// trunc keeps the low 32 bits of v in a 32-bit operation: a W register
+// write zero-extends into the X register (ARM ARM C1.2.5).
+func trunc(v uint64, sf bool) uint64 {
+	if sf {
+		return v
+	}
+	return v & 0xffffffff
+}
+
+// addWithCarry is the ARM ARM's AddWithCarry for 64- or 32-bit operands.
+func addWithCarry(x, y uint64, carry bool, sf bool) (res uint64, n, z, c, v bool) {
+	ci := uint64(0)
+	if carry {
+		ci = 1
+	}
+	if sf {
+		sum, co := bits.Add64(x, y, ci)
+		return sum, sum>>63 != 0, sum == 0, co != 0, (x^sum)&(y^sum)>>63 != 0
+	}
+	x32, y32 := uint32(x), uint32(y)
+	sum, co := bits.Add32(x32, y32, uint32(ci))
+	return uint64(sum), sum>>31 != 0, sum == 0, co != 0, (x32^sum)&(y32^sum)>>31 != 0
+}
+
+// shiftReg applies a register operand's shift (LSL, LSR, ASR, ROR).
+func shiftReg(v uint64, typ, n uint8, sf bool) uint64 {
+	if !sf {
+		x := uint32(v)
+		switch typ {
+		case 0:
+			return uint64(x << n)
+		case 1:
+			return uint64(x >> n)
+		case 2:
+			return uint64(uint32(int32(x) >> n))
+		}
+		return uint64(bits.RotateLeft32(x, -int(n)))
+	}
+	switch typ {
+	case 0:
+		return v << n
+	case 1:
+		return v >> n
+	case 2:
+		return uint64(int64(v) >> n)
+	}
+	return bits.RotateLeft64(v, -int(n))
+}
+
+// extendReg is the ARM ARM's ExtendReg: option 0–7 is UXTB, UXTH, UXTW,
+// UXTX, SXTB, SXTH, SXTW, SXTX, then a left shift.
+func extendReg(v uint64, option, shift uint8) uint64 {
+	switch option {
+	case 0:
+		v = uint64(uint8(v))
+	case 1:
+		v = uint64(uint16(v))
+	case 2:
+		v = uint64(uint32(v))
+	case 4:
+		v = uint64(int64(int8(v)))
+	case 5:
+		v = uint64(int64(int16(v)))
+	case 6:
+		v = uint64(int64(int32(v)))
+	}
+	return v << shift
+}
+
+func addSub(inst *Inst, r *Regs) {
+	x := r.get(inst.rn)
+	var y uint64
+	sub, carry := false, false
+	switch inst.x {
+	case xAddImm, xSubImm:
+		y = inst.imm
+		sub = inst.x == xSubImm
+	case xAddReg, xSubReg:
+		y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
+		sub = inst.x == xSubReg
+	case xAddExt, xSubExt:
+		y = extendReg(r.get(inst.rm), inst.shift, inst.amount)
+		sub = inst.x == xSubExt
+	case xAdc, xSbc:
+		y, carry = r.get(inst.rm), r.C
+		sub = inst.x == xSbc
+	}
+	if sub {
+		y = ^y
+		if inst.x != xSbc {
+			carry = true
+		}
+	}
+	res, n, z, c, v := addWithCarry(x, y, carry, inst.sf)
+	if inst.setFlags {
+		r.N, r.Z, r.C, r.V = n, z, c, v
+	}
+	r.set(inst.rd, res)
+}
+
+func logical(inst *Inst, r *Regs) {
+	x := r.get(inst.rn)
+	var y uint64
+	switch inst.x {
+	case xAndImm, xOrrImm, xEorImm:
+		y = inst.imm
+	default:
+		y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
+		if inst.invert {
+			y = ^y
+		}
+	}
+	var res uint64
+	switch inst.x {
+	case xAndImm, xAndReg:
+		res = x & y
+	case xOrrImm, xOrrReg:
+		res = x | y
+	default:
+		res = x ^ y
+	}
+	res = trunc(res, inst.sf)
+	if inst.setFlags {
+		if inst.sf {
+			r.N = res>>63 != 0
+		} else {
+			r.N = res>>31 != 0
+		}
+		r.Z, r.C, r.V = res == 0, false, false
+	}
+	r.set(inst.rd, res)
+}
+
+// bitfield executes SBFM, BFM and UBFM (ARM ARM C6.2.239, C6.2.29, C6.2.366).
+func bitfield(inst *Inst, r *Regs) {
+	src := r.get(inst.rn)
+	wmask, tmask := inst.imm, inst.imm2
+	var rot uint64
+	if inst.sf {
+		rot = bits.RotateLeft64(src, -int(inst.amount))
+	} else {
+		rot = uint64(bits.RotateLeft32(uint32(src), -int(inst.amount)))
+	}
+	var res uint64
+	switch inst.x {
+	case xUbfm:
+		res = rot & wmask & tmask
+	case xBfm:
+		dst := r.get(inst.rd)
+		bot := dst&^wmask | rot&wmask
+		res = dst&^tmask | bot&tmask
+	case xSbfm:
+		bot := rot & wmask
+		var top uint64
+		if src>>inst.ra&1 != 0 {
+			top = ^uint64(0)
+		}
+		res = top&^tmask | bot&tmask
+	}
+	r.set(inst.rd, trunc(res, inst.sf))
+}
+
+func twoSource(inst *Inst, n, m uint64) uint64 {
+	sf := inst.sf
+	if !sf {
+		n, m = n&0xffffffff, m&0xffffffff
+	}
+	width := uint64(32)
+	if sf {
+		width = 64
+	}
+	switch inst.x {
+	case xUdiv:
+		if m == 0 {
+			return 0
+		}
+		return n / m
+	case xSdiv:
+		if m == 0 {
+			return 0
+		}
+		if sf {
+			return uint64(int64(n) / int64(m)) // MinInt64 / -1 wraps, as the ARM ARM's does
+		}
+		return uint64(uint32(int32(uint32(n)) / int32(uint32(m))))
+	case xLslv:
+		return shiftReg(n, 0, uint8(m%width), sf)
+	case xLsrv:
+		return shiftReg(n, 1, uint8(m%width), sf)
+	case xAsrv:
+		return shiftReg(n, 2, uint8(m%width), sf)
+	}
+	return shiftReg(n, 3, uint8(m%width), sf)
+}
+
+func oneSource(inst *Inst, v uint64) uint64 {
+	if !inst.sf {
+		x := uint32(v)
+		switch inst.x {
+		case xRbit:
+			return uint64(bits.Reverse32(x))
+		case xRev16:
+			return uint64(x&0xff00ff00>>8 | x&0x00ff00ff<<8)
+		case xRev:
+			return uint64(bits.ReverseBytes32(x))
+		case xClz:
+			return uint64(bits.LeadingZeros32(x))
+		}
+		return uint64(bits.LeadingZeros32(x^uint32(int32(x)>>1)) - 1) // CLS
+	}
+	switch inst.x {
+	case xRbit:
+		return bits.Reverse64(v)
+	case xRev16:
+		return v&0xff00ff00ff00ff00>>8 | v&0x00ff00ff00ff00ff<<8
+	case xRev32:
+		v = bits.ReverseBytes64(v)
+		return v>>32 | v<<32
+	case xRev:
+		return bits.ReverseBytes64(v)
+	case xClz:
+		return uint64(bits.LeadingZeros64(v))
+	}
+	return uint64(bits.LeadingZeros64(v^uint64(int64(v)>>1)) - 1) // CLS
+}
+
+func threeSource(inst *Inst, r *Regs) uint64 {
+	n, m, a := r.get(inst.rn), r.get(inst.rm), r.get(inst.ra)
+	switch inst.x {
+	case xMadd:
+		return trunc(a+n*m, inst.sf)
+	case xMsub:
+		return trunc(a-n*m, inst.sf)
+	case xSmaddl:
+		return a + uint64(int64(int32(n))*int64(int32(m)))
+	case xSmsubl:
+		return a - uint64(int64(int32(n))*int64(int32(m)))
+	case xUmaddl:
+		return a + uint64(uint32(n))*uint64(uint32(m))
+	case xUmsubl:
+		return a - uint64(uint32(n))*uint64(uint32(m))
+	case xUmulh:
+		hi, _ := bits.Mul64(n, m)
+		return hi
+	}
+	// SMULH: the unsigned high half corrected for negative operands.
+	hi, _ := bits.Mul64(n, m)
+	if int64(n) < 0 {
+		hi -= m
+	}
+	if int64(m) < 0 {
+		hi -= n
+	}
+	return hi
+}
+
+// address computes the effective address and the written-back base of a
+// load or store, checking SP alignment when SP is the base.
+func address(inst *Inst, r *Regs, pc uint64) (addr, wback uint64, err error) {
+	if inst.mode == modeLit {
+		return pc + inst.imm, 0, nil
+	}
+	base := r.get(inst.rn)
+	if inst.rn == rSP && base&15 != 0 {
+		return 0, 0, errSPAlign
+	}
+	switch inst.mode {
+	case modeOffset:
+		return base + inst.imm, 0, nil
+	case modePre:
+		return base + inst.imm, base + inst.imm, nil
+	case modePost:
+		return base, base + inst.imm, nil
+	}
+	return base + extendReg(r.get(inst.rm), inst.shift, inst.amount), 0, nil
+}
+
+// busReg is the Bus's name for a resolved register: 0–30, 31 for SP or XZR.
+func busReg(n uint8) uint8 { return min(n, 31) }
+
+// extendLoad applies a load's sign extension (to 32 or 64 bits).
+func extendLoad(v uint64, size, sx uint8) uint64 {
+	switch {
+	case sx == 0:
+		return v
+	case size == 1:
+		v = uint64(int64(int8(v)))
+	case size == 2:
+		v = uint64(int64(int16(v)))
+	default:
+		v = uint64(int64(int32(v)))
+	}
+	if sx == 32 {
+		v &= 0xffffffff
+	}
+	return v
+}
+
+func loadStore1(inst *Inst, r *Regs, bus isa.Bus, pc uint64) error {
+	addr, wback, err := address(inst, r, pc)
+	if err != nil {
+		return err
+	}
+	size := int(inst.size)
+	if (inst.x == xLoadAcq || inst.x == xStoreRel) && addr&uint64(size-1) != 0 {
+		return errAlign
+	}
+	switch inst.x {
+	case xLoad, xLoadAcq:
+		v, err := bus.Load(addr, size, busReg(inst.rd))
+		if err != nil {
+			return err
+		}
+		r.set(inst.rd, extendLoad(v, inst.size, inst.sx))
+	default:
+		v := r.get(inst.rd)
+		if size < 8 {
+			v &= 1<<(8*size) - 1
+		}
+		if err := bus.Store(addr, size, v, busReg(inst.rd)); err != nil {
+			return err
+		}
+	}
+	if inst.mode == modePre || inst.mode == modePost {
+		r.set(inst.rn, wback)
+	}
+	return nil
+}
+
+// loadStorePair executes LDP, LDPSW and STP; the first register goes to
+// the lower address (ARM ARM C6.2.164, C6.2.321).
+func loadStorePair(inst *Inst, r *Regs, bus isa.Bus) error {
+	addr, wback, err := address(inst, r, 0)
+	if err != nil {
+		return err
+	}
+	size := int(inst.size)
+	if inst.x == xLoadPair {
+		v1, err := bus.Load(addr, size, busReg(inst.rd))
+		if err != nil {
+			return err
+		}
+		v2, err := bus.Load(addr+uint64(size), size, busReg(inst.ra))
+		if err != nil {
+			return err
+		}
+		r.set(inst.rd, extendLoad(v1, inst.size, inst.sx))
+		r.set(inst.ra, extendLoad(v2, inst.size, inst.sx))
+	} else {
+		v1, v2 := r.get(inst.rd), r.get(inst.ra)
+		if size == 4 {
+			v1, v2 = v1&0xffffffff, v2&0xffffffff
+		}
+		if err := bus.Store(addr, size, v1, busReg(inst.rd)); err != nil {
+			return err
+		}
+		if err := bus.Store(addr+uint64(size), size, v2, busReg(inst.ra)); err != nil {
+			return err
+		}
+	}
+	if inst.mode != modeOffset {
+		r.set(inst.rn, wback)
+	}
+	return nil
+}

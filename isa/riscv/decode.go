@@ -1,0 +1,572 @@
+package riscv
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcountsim/mcountsim/isa"
+	"golang.org/x/arch/riscv64/riscv64asm"
+)
+
+// decodeMu serializes riscv64asm.Decode, which writes a package-level
+// coverage slice (decoderCover) on every successful decode.
+var decodeMu sync.Mutex
+
+// Inst is one decoded RV64 instruction, with its operands resolved for the
+// executor. Arch keeps riscv64asm's view (for disassembly); the other fields
+// are derived from it once, at decode time.
+//
+// riscv64asm v0.33.0 expands every compressed (RVC) instruction to the base
+// instruction it stands for (c.addi → addi, c.jr → jalr x0, …) and reports
+// Len 2; Enc then holds the 16-bit halfword. Inst keeps that length, so a
+// compressed instruction advances the pc by 2.
+type Inst struct {
+	Arch riscv64asm.Inst
+	Enc  uint32 // the raw encoding: a word, or the halfword of an RVC instruction
+	Len  uint8  // 2 (RVC) or 4
+
+	Rd, Rs1, Rs2 uint8 // register operands, as the instruction uses them
+	Imm          int64 // the sign-extended immediate (branch and jump offsets from pc; lui/auipc already shifted)
+
+	x   xop
+	err error // isa.ErrUnsupported, isa.ErrUndecodable or a fetch fault when Exec cannot run it
+}
+
+// IsFenceI reports whether inst is fence.i, the instruction that
+// synchronizes this hart's instruction fetch with the stores before it
+// (Zifencei; model.md §1a): the machine treats it as a synchronization point.
+func (inst *Inst) IsFenceI() bool { return inst.x == xFenceI }
+
+// Supported reports whether Exec can run inst.
+func (inst *Inst) Supported() bool { return inst.err == nil }
+
+// xop is the executor's dense operation code, one per instruction it runs.
+type xop uint8
+
+const (
+	xUnsupported xop = iota
+	xLUI
+	xAUIPC
+	xJAL
+	xJALR
+	xBEQ
+	xBNE
+	xBLT
+	xBGE
+	xBLTU
+	xBGEU
+	xLB
+	xLH
+	xLW
+	xLD
+	xLBU
+	xLHU
+	xLWU
+	xSB
+	xSH
+	xSW
+	xSD
+	xADDI
+	xSLTI
+	xSLTIU
+	xXORI
+	xORI
+	xANDI
+	xSLLI
+	xSRLI
+	xSRAI
+	xADD
+	xSUB
+	xSLL
+	xSLT
+	xSLTU
+	xXOR
+	xSRL
+	xSRA
+	xOR
+	xAND
+	xADDIW
+	xSLLIW
+	xSRLIW
+	xSRAIW
+	xADDW
+	xSUBW
+	xSLLW
+	xSRLW
+	xSRAW
+	xMUL
+	xMULH
+	xMULHSU
+	xMULHU
+	xDIV
+	xDIVU
+	xREM
+	xREMU
+	xMULW
+	xDIVW
+	xDIVUW
+	xREMW
+	xREMUW
+	xLRW
+	xLRD
+	xSCW
+	xSCD
+	xAMOSWAPW
+	xAMOADDW
+	xAMOXORW
+	xAMOANDW
+	xAMOORW
+	xAMOMINW
+	xAMOMAXW
+	xAMOMINUW
+	xAMOMAXUW
+	xAMOSWAPD
+	xAMOADDD
+	xAMOXORD
+	xAMOANDD
+	xAMOORD
+	xAMOMIND
+	xAMOMAXD
+	xAMOMINUD
+	xAMOMAXUD
+	xFence
+	xFenceI
+	xEcall
+	xEbreak
+	xCount
+)
+
+var xnames = [...]string{
+	xUnsupported: "unsupported", xLUI: "lui", xAUIPC: "auipc", xJAL: "jal", xJALR: "jalr",
+	xBEQ: "beq", xBNE: "bne", xBLT: "blt", xBGE: "bge", xBLTU: "bltu", xBGEU: "bgeu",
+	xLB: "lb", xLH: "lh", xLW: "lw", xLD: "ld", xLBU: "lbu", xLHU: "lhu", xLWU: "lwu",
+	xSB: "sb", xSH: "sh", xSW: "sw", xSD: "sd",
+	xADDI: "addi", xSLTI: "slti", xSLTIU: "sltiu", xXORI: "xori", xORI: "ori", xANDI: "andi",
+	xSLLI: "slli", xSRLI: "srli", xSRAI: "srai",
+	xADD: "add", xSUB: "sub", xSLL: "sll", xSLT: "slt", xSLTU: "sltu", xXOR: "xor",
+	xSRL: "srl", xSRA: "sra", xOR: "or", xAND: "and",
+	xADDIW: "addiw", xSLLIW: "slliw", xSRLIW: "srliw", xSRAIW: "sraiw",
+	xADDW: "addw", xSUBW: "subw", xSLLW: "sllw", xSRLW: "srlw", xSRAW: "sraw",
+	xMUL: "mul", xMULH: "mulh", xMULHSU: "mulhsu", xMULHU: "mulhu", xDIV: "div", xDIVU: "divu",
+	xREM: "rem", xREMU: "remu", xMULW: "mulw", xDIVW: "divw", xDIVUW: "divuw", xREMW: "remw", xREMUW: "remuw",
+	xLRW: "lr.w", xLRD: "lr.d", xSCW: "sc.w", xSCD: "sc.d",
+	xAMOSWAPW: "amoswap.w", xAMOADDW: "amoadd.w", xAMOXORW: "amoxor.w", xAMOANDW: "amoand.w",
+	xAMOORW: "amoor.w", xAMOMINW: "amomin.w", xAMOMAXW: "amomax.w", xAMOMINUW: "amominu.w", xAMOMAXUW: "amomaxu.w",
+	xAMOSWAPD: "amoswap.d", xAMOADDD: "amoadd.d", xAMOXORD: "amoxor.d", xAMOANDD: "amoand.d",
+	xAMOORD: "amoor.d", xAMOMIND: "amomin.d", xAMOMAXD: "amomax.d", xAMOMINUD: "amominu.d", xAMOMAXUD: "amomaxu.d",
+	xFence: "fence", xFenceI: "fence.i", xEcall: "ecall", xEbreak: "ebreak",
+}
+
+func (x xop) String() string {
+	if int(x) < len(xnames) && xnames[x] != "" {
+		return xnames[x]
+	}
+	return fmt.Sprintf("xop(%d)", uint8(x))
+}
+
+// Operand shapes, as riscv64asm lays out the arguments.
+const (
+	shapeNone  = iota
+	shapeU     // rd, imm20 (lui, auipc)
+	shapeJ     // rd, jimm (jal)
+	shapeMem   // rd|rs2, imm(rs1) (loads, stores, jalr)
+	shapeB     // rs1, rs2, bimm (branches)
+	shapeI     // rd, rs1, imm12 or shamt
+	shapeR     // rd, rs1, rs2
+	shapeLR    // rd, (rs1)
+	shapeAMO   // rd, rs2, (rs1)
+	shapeStore // rs2, imm(rs1)
+)
+
+type opInfo struct {
+	x     xop
+	shape uint8
+}
+
+var ops = map[riscv64asm.Op]opInfo{
+	riscv64asm.LUI: {xLUI, shapeU}, riscv64asm.AUIPC: {xAUIPC, shapeU},
+	riscv64asm.JAL: {xJAL, shapeJ}, riscv64asm.JALR: {xJALR, shapeMem},
+	riscv64asm.BEQ: {xBEQ, shapeB}, riscv64asm.BNE: {xBNE, shapeB}, riscv64asm.BLT: {xBLT, shapeB},
+	riscv64asm.BGE: {xBGE, shapeB}, riscv64asm.BLTU: {xBLTU, shapeB}, riscv64asm.BGEU: {xBGEU, shapeB},
+	riscv64asm.LB: {xLB, shapeMem}, riscv64asm.LH: {xLH, shapeMem}, riscv64asm.LW: {xLW, shapeMem},
+	riscv64asm.LD: {xLD, shapeMem}, riscv64asm.LBU: {xLBU, shapeMem}, riscv64asm.LHU: {xLHU, shapeMem},
+	riscv64asm.LWU: {xLWU, shapeMem},
+	riscv64asm.SB:  {xSB, shapeStore}, riscv64asm.SH: {xSH, shapeStore}, riscv64asm.SW: {xSW, shapeStore},
+	riscv64asm.SD:   {xSD, shapeStore},
+	riscv64asm.ADDI: {xADDI, shapeI}, riscv64asm.SLTI: {xSLTI, shapeI}, riscv64asm.SLTIU: {xSLTIU, shapeI},
+	riscv64asm.XORI: {xXORI, shapeI}, riscv64asm.ORI: {xORI, shapeI}, riscv64asm.ANDI: {xANDI, shapeI},
+	riscv64asm.SLLI: {xSLLI, shapeI}, riscv64asm.SRLI: {xSRLI, shapeI}, riscv64asm.SRAI: {xSRAI, shapeI},
+	riscv64asm.ADD: {xADD, shapeR}, riscv64asm.SUB: {xSUB, shapeR}, riscv64asm.SLL: {xSLL, shapeR},
+	riscv64asm.SLT: {xSLT, shapeR}, riscv64asm.SLTU: {xSLTU, shapeR}, riscv64asm.XOR: {xXOR, shapeR},
+	riscv64asm.SRL: {xSRL, shapeR}, riscv64asm.SRA: {xSRA, shapeR}, riscv64asm.OR: {xOR, shapeR},
+	riscv64asm.AND:   {xAND, shapeR},
+	riscv64asm.ADDIW: {xADDIW, shapeI}, riscv64asm.SLLIW: {xSLLIW, shapeI}, riscv64asm.SRLIW: {xSRLIW, shapeI},
+	riscv64asm.SRAIW: {xSRAIW, shapeI},
+	riscv64asm.ADDW:  {xADDW, shapeR}, riscv64asm.SUBW: {xSUBW, shapeR}, riscv64asm.SLLW: {xSLLW, shapeR},
+	riscv64asm.SRLW: {xSRLW, shapeR}, riscv64asm.SRAW: {xSRAW, shapeR},
+	riscv64asm.MUL: {xMUL, shapeR}, riscv64asm.MULH: {xMULH, shapeR}, riscv64asm.MULHSU: {xMULHSU, shapeR},
+	riscv64asm.MULHU: {xMULHU, shapeR}, riscv64asm.DIV: {xDIV, shapeR}, riscv64asm.DIVU: {xDIVU, shapeR},
+	riscv64asm.REM: {xREM, shapeR}, riscv64asm.REMU: {xREMU, shapeR}, riscv64asm.MULW: {xMULW, shapeR},
+	riscv64asm.DIVW: {xDIVW, shapeR}, riscv64asm.DIVUW: {xDIVUW, shapeR}, riscv64asm.REMW: {xREMW, shapeR},
+	riscv64asm.REMUW: {xREMUW, shapeR},
+	riscv64asm.FENCE: {xFence, shapeNone}, riscv64asm.FENCE_I: {xFenceI, shapeNone},
+	riscv64asm.ECALL: {xEcall, shapeNone}, riscv64asm.EBREAK: {xEbreak, shapeNone},
+}
+
+func init() {
+	// The A extension: each op comes in four orderings (none, .aq, .rl,
+	// .aqrl). One hart executing alone sees no difference between them.
+	amo := func(x xop, shape uint8, o ...riscv64asm.Op) {
+		for _, op := range o {
+			ops[op] = opInfo{x, shape}
+		}
+	}
+	amo(xLRW, shapeLR, riscv64asm.LR_W, riscv64asm.LR_W_AQ, riscv64asm.LR_W_RL, riscv64asm.LR_W_AQRL)
+	amo(xLRD, shapeLR, riscv64asm.LR_D, riscv64asm.LR_D_AQ, riscv64asm.LR_D_RL, riscv64asm.LR_D_AQRL)
+	amo(xSCW, shapeAMO, riscv64asm.SC_W, riscv64asm.SC_W_AQ, riscv64asm.SC_W_RL, riscv64asm.SC_W_AQRL)
+	amo(xSCD, shapeAMO, riscv64asm.SC_D, riscv64asm.SC_D_AQ, riscv64asm.SC_D_RL, riscv64asm.SC_D_AQRL)
+	amo(xAMOSWAPW, shapeAMO, riscv64asm.AMOSWAP_W, riscv64asm.AMOSWAP_W_AQ, riscv64asm.AMOSWAP_W_RL, riscv64asm.AMOSWAP_W_AQRL)
+	amo(xAMOADDW, shapeAMO, riscv64asm.AMOADD_W, riscv64asm.AMOADD_W_AQ, riscv64asm.AMOADD_W_RL, riscv64asm.AMOADD_W_AQRL)
+	amo(xAMOXORW, shapeAMO, riscv64asm.AMOXOR_W, riscv64asm.AMOXOR_W_AQ, riscv64asm.AMOXOR_W_RL, riscv64asm.AMOXOR_W_AQRL)
+	amo(xAMOANDW, shapeAMO, riscv64asm.AMOAND_W, riscv64asm.AMOAND_W_AQ, riscv64asm.AMOAND_W_RL, riscv64asm.AMOAND_W_AQRL)
+	amo(xAMOORW, shapeAMO, riscv64asm.AMOOR_W, riscv64asm.AMOOR_W_AQ, riscv64asm.AMOOR_W_RL, riscv64asm.AMOOR_W_AQRL)
+	amo(xAMOMINW, shapeAMO, riscv64asm.AMOMIN_W, riscv64asm.AMOMIN_W_AQ, riscv64asm.AMOMIN_W_RL, riscv64asm.AMOMIN_W_AQRL)
+	amo(xAMOMAXW, shapeAMO, riscv64asm.AMOMAX_W, riscv64asm.AMOMAX_W_AQ, riscv64asm.AMOMAX_W_RL, riscv64asm.AMOMAX_W_AQRL)
+	amo(xAMOMINUW, shapeAMO, riscv64asm.AMOMINU_W, riscv64asm.AMOMINU_W_AQ, riscv64asm.AMOMINU_W_RL, riscv64asm.AMOMINU_W_AQRL)
+	amo(xAMOMAXUW, shapeAMO, riscv64asm.AMOMAXU_W, riscv64asm.AMOMAXU_W_AQ, riscv64asm.AMOMAXU_W_RL, riscv64asm.AMOMAXU_W_AQRL)
+	amo(xAMOSWAPD, shapeAMO, riscv64asm.AMOSWAP_D, riscv64asm.AMOSWAP_D_AQ, riscv64asm.AMOSWAP_D_RL, riscv64asm.AMOSWAP_D_AQRL)
+	amo(xAMOADDD, shapeAMO, riscv64asm.AMOADD_D, riscv64asm.AMOADD_D_AQ, riscv64asm.AMOADD_D_RL, riscv64asm.AMOADD_D_AQRL)
+	amo(xAMOXORD, shapeAMO, riscv64asm.AMOXOR_D, riscv64asm.AMOXOR_D_AQ, riscv64asm.AMOXOR_D_RL, riscv64asm.AMOXOR_D_AQRL)
+	amo(xAMOANDD, shapeAMO, riscv64asm.AMOAND_D, riscv64asm.AMOAND_D_AQ, riscv64asm.AMOAND_D_RL, riscv64asm.AMOAND_D_AQRL)
+	amo(xAMOORD, shapeAMO, riscv64asm.AMOOR_D, riscv64asm.AMOOR_D_AQ, riscv64asm.AMOOR_D_RL, riscv64asm.AMOOR_D_AQRL)
+	amo(xAMOMIND, shapeAMO, riscv64asm.AMOMIN_D, riscv64asm.AMOMIN_D_AQ, riscv64asm.AMOMIN_D_RL, riscv64asm.AMOMIN_D_AQRL)
+	amo(xAMOMAXD, shapeAMO, riscv64asm.AMOMAX_D, riscv64asm.AMOMAX_D_AQ, riscv64asm.AMOMAX_D_RL, riscv64asm.AMOMAX_D_AQRL)
+	amo(xAMOMINUD, shapeAMO, riscv64asm.AMOMINU_D, riscv64asm.AMOMINU_D_AQ, riscv64asm.AMOMINU_D_RL, riscv64asm.AMOMINU_D_AQRL)
+	amo(xAMOMAXUD, shapeAMO, riscv64asm.AMOMAXU_D, riscv64asm.AMOMAXU_D_AQ, riscv64asm.AMOMAXU_D_RL, riscv64asm.AMOMAXU_D_AQRL)
+}
+
+// Decode decodes the instruction at the start of b, fetched from pc. b must
+// hold the whole instruction: 2 bytes for a compressed one (the low two
+// bits of b[0] are not 11), 4 otherwise; bytes after it are ignored. It is
+// safe for concurrent use.
+//
+// Bytes that do not decode, or are too short, give an *isa.Fault wrapping
+// isa.ErrUndecodable (the Inst returned alongside fails the same way in
+// Exec). So does the all-zero halfword, which the ISA defines as illegal
+// (c.unimp; riscv64asm reports it as csrrw x0,cycle,x0). Bytes that decode
+// to an instruction the executor does not run give an Inst, and no error,
+// whose Exec fails with isa.ErrUnsupported: it faults only if executed.
+func Decode(pc uint64, b []byte) (Inst, error) {
+	n := 4
+	if len(b) > 0 && b[0]&3 != 3 {
+		n = 2
+	}
+	if len(b) < n {
+		return undecodable(pc, b, "truncated instruction")
+	}
+	var enc uint32
+	if n == 2 {
+		enc = uint32(binary.LittleEndian.Uint16(b))
+	} else {
+		enc = binary.LittleEndian.Uint32(b)
+	}
+	if n == 2 && enc == 0 {
+		return undecodable(pc, b[:2], "c.unimp, the all-zero halfword")
+	}
+	decodeMu.Lock()
+	ai, err := riscv64asm.Decode(b[:n])
+	decodeMu.Unlock()
+	if err != nil {
+		return undecodable(pc, b[:n], "")
+	}
+	return compile(ai, enc, uint8(n)), nil
+}
+
+func undecodable(pc uint64, b []byte, why string) (Inst, error) {
+	err := isa.ErrUndecodable
+	if why != "" {
+		err = isa.Detail(why, isa.ErrUndecodable)
+	}
+	n := min(len(b), 4)
+	inst := Inst{Len: uint8(n), err: err}
+	for i := n - 1; i >= 0; i-- {
+		inst.Enc = inst.Enc<<8 | uint32(b[i])
+	}
+	return inst, &isa.Fault{PC: pc, Bytes: append([]byte(nil), b...), Unit: unit(len(b)), Err: err}
+}
+
+func unit(n int) int {
+	if n == 2 || n == 4 {
+		return n
+	}
+	return 1
+}
+
+// Bytes returns the instruction's bytes as they sit in memory.
+func (inst *Inst) Bytes() []byte {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], inst.Enc)
+	return b[:min(inst.Len, 4)]
+}
+
+func regArg(a riscv64asm.Arg) (uint8, bool) {
+	r, ok := a.(riscv64asm.Reg)
+	return uint8(r - riscv64asm.X0), ok && r <= riscv64asm.X31
+}
+
+// compile resolves riscv64asm's operands into the fields Exec uses.
+func compile(ai riscv64asm.Inst, enc uint32, n uint8) Inst {
+	inst := Inst{Arch: ai, Enc: enc, Len: n}
+	info, known := ops[ai.Op]
+	args := ai.Args
+	ok := known
+	switch info.shape {
+	case shapeU:
+		var ok1 bool
+		inst.Rd, ok1 = regArg(args[0])
+		u, ok2 := args[1].(riscv64asm.Uimm)
+		// A C.LUI immediate arrives sign-extended (more than 20 bits);
+		// truncating the shifted value to 32 bits is right for both.
+		inst.Imm = int64(int32(u.Imm << 12))
+		inst.Arch.Args[1] = riscv64asm.Uimm{Imm: u.Imm & 0xfffff} // as objdump shows c.lui
+		ok = ok && ok1 && ok2
+	case shapeJ:
+		var ok1 bool
+		inst.Rd, ok1 = regArg(args[0])
+		s, ok2 := args[1].(riscv64asm.Simm)
+		inst.Imm = int64(s.Imm)
+		ok = ok && ok1 && ok2
+	case shapeMem, shapeStore:
+		var ok1 bool
+		if info.shape == shapeStore {
+			inst.Rs2, ok1 = regArg(args[0])
+		} else {
+			inst.Rd, ok1 = regArg(args[0])
+		}
+		m, ok2 := args[1].(riscv64asm.RegOffset)
+		ok3 := m.OfsReg <= riscv64asm.X31
+		inst.Rs1 = uint8(m.OfsReg - riscv64asm.X0)
+		inst.Imm = int64(m.Ofs.Imm)
+		ok = ok && ok1 && ok2 && ok3
+	case shapeB:
+		var ok1, ok2 bool
+		inst.Rs1, ok1 = regArg(args[0])
+		inst.Rs2, ok2 = regArg(args[1])
+		s, ok3 := args[2].(riscv64asm.Simm)
+		inst.Imm = int64(s.Imm)
+		ok = ok && ok1 && ok2 && ok3
+	case shapeI:
+		var ok1, ok2, ok3 bool
+		inst.Rd, ok1 = regArg(args[0])
+		inst.Rs1, ok2 = regArg(args[1])
+		switch a := args[2].(type) {
+		case riscv64asm.Simm:
+			inst.Imm, ok3 = int64(a.Imm), true
+		case riscv64asm.Uimm: // shift amounts
+			inst.Imm, ok3 = int64(a.Imm), a.Imm < 64
+		}
+		ok = ok && ok1 && ok2 && ok3
+	case shapeR:
+		var ok1, ok2, ok3 bool
+		inst.Rd, ok1 = regArg(args[0])
+		inst.Rs1, ok2 = regArg(args[1])
+		inst.Rs2, ok3 = regArg(args[2])
+		ok = ok && ok1 && ok2 && ok3
+	case shapeLR, shapeAMO:
+		// riscv64asm's RegPtr hides its register; A-extension
+		// instructions have no compressed form, so rs1 is bits 19:15.
+		var ok1, ok2 bool
+		inst.Rd, ok1 = regArg(args[0])
+		if info.shape == shapeAMO {
+			inst.Rs2, ok2 = regArg(args[1])
+			_, ok3 := args[2].(riscv64asm.RegPtr)
+			ok2 = ok2 && ok3
+		} else {
+			_, ok2 = args[1].(riscv64asm.RegPtr)
+		}
+		inst.Rs1 = uint8(enc >> 15 & 31)
+		ok = ok && ok1 && ok2 && n == 4
+	}
+	if ok {
+		inst.x = info.x
+	} else {
+		inst.err = isa.ErrUnsupported
+	}
+	return inst
+}
+
+// Cache holds decoded instructions for one text segment, indexed by
+// halfword. Every hit is checked against the bytes now in text, so a write
+// to text never leaves a stale entry; writers need not tell the cache
+// anything. A Cache is not safe for concurrent use: give each goroutine its
+// own.
+type Cache struct {
+	base    uint64
+	entries []cacheEntry
+}
+
+type cacheEntry struct {
+	valid bool
+	inst  Inst
+	err   error
+}
+
+// NewCache returns a cache for a text segment of size bytes at base.
+func NewCache(base uint64, size int) *Cache {
+	return &Cache{base: base, entries: make([]cacheEntry, (size+1)/2)}
+}
+
+var errFetch = isa.Detail("fetch outside the text segment or at an odd address", isa.ErrMemory)
+
+// Lookup returns the decoding of the instruction at the start of b,
+// fetched from pc, from the cache when the cached entry was decoded from
+// the same bytes (the same 2 bytes for a compressed instruction, the same 4
+// otherwise). A pc outside the segment or odd gives an *isa.Fault wrapping
+// isa.ErrMemory (and an Inst whose Exec fails the same way).
+func (c *Cache) Lookup(pc uint64, b []byte) (*Inst, error) {
+	i := (pc - c.base) >> 1
+	if pc&1 != 0 || pc < c.base || i >= uint64(len(c.entries)) {
+		n := min(len(b), 4)
+		inst := &Inst{Len: uint8(n), err: errFetch}
+		return inst, &isa.Fault{PC: pc, Bytes: append([]byte(nil), b[:n]...), Unit: unit(n), Err: errFetch}
+	}
+	e := &c.entries[i]
+	if e.valid && e.err == nil {
+		switch {
+		case e.inst.Len == 2 && len(b) >= 2 && uint32(b[0])|uint32(b[1])<<8 == e.inst.Enc:
+			return &e.inst, nil
+		case e.inst.Len == 4 && len(b) >= 4 && binary.LittleEndian.Uint32(b) == e.inst.Enc:
+			return &e.inst, nil
+		}
+	}
+	inst, err := Decode(pc, b)
+	*e = cacheEntry{valid: true, inst: inst, err: err}
+	return &e.inst, err
+}
+
+// abiNames are the ABI names of x0..x31 (the psABI's register table), as
+// GNU objdump prints them.
+var abiNames = [32]string{
+	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1",
+	"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
+	"s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+	"t3", "t4", "t5", "t6",
+}
+
+// fpNames are the ABI names of f0..f31, which only disassembly shows.
+var fpNames = [32]string{
+	"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1",
+	"fa0", "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7",
+	"fs2", "fs3", "fs4", "fs5", "fs6", "fs7", "fs8", "fs9", "fs10", "fs11",
+	"ft8", "ft9", "ft10", "ft11",
+}
+
+// RegName returns the ABI name of register n (0..31), or "x<n>".
+func RegName(n uint8) string {
+	if int(n) < len(abiNames) {
+		return abiNames[n]
+	}
+	return fmt.Sprintf("x%d", n)
+}
+
+// target is a branch or jump target, printed as Disasm wants it. The
+// marker survives GNUSyntax's lower-casing; Disasm puts the text back.
+type target struct{}
+
+const targetMark = "\x00target\x00"
+
+func (target) String() string { return targetMark }
+
+// Disasm returns the GNU syntax of inst at pc with ABI register names and
+// jal and branch targets written as absolute addresses (named by sym, when
+// it knows them). sym may be nil.
+func Disasm(inst *Inst, pc uint64, sym func(addr uint64) string) string {
+	if inst.err != nil && inst.Arch.Op == 0 {
+		return "(undecodable)"
+	}
+	ai := inst.Arch
+	t := ""
+	var pos int = -1
+	switch ai.Op {
+	case riscv64asm.JAL:
+		pos = 1
+	case riscv64asm.BEQ, riscv64asm.BNE, riscv64asm.BLT, riscv64asm.BGE, riscv64asm.BLTU, riscv64asm.BGEU:
+		pos = 2
+	}
+	if pos >= 0 {
+		if s, ok := ai.Args[pos].(riscv64asm.Simm); ok {
+			a := pc + uint64(int64(s.Imm))
+			t = fmt.Sprintf("%#x", a)
+			if sym != nil {
+				if n := sym(a); n != "" {
+					t += " <" + n + ">"
+				}
+			}
+			ai.Args[pos] = target{}
+		}
+	}
+	s := abiRegs(riscv64asm.GNUSyntax(ai))
+	if t != "" {
+		s = strings.Replace(s, targetMark, t, 1)
+	}
+	return s
+}
+
+// abiRegs rewrites riscv64asm's x0..x31 and f0..f31 as ABI names: "x2"
+// at a token start (after a space, a comma or a parenthesis) and ending a
+// token.
+func abiRegs(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c == 'x' || c == 'f') && (i == 0 || s[i-1] == ' ' || s[i-1] == ',' || s[i-1] == '(') {
+			j := i + 1
+			n := 0
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' && j-i <= 2 {
+				n = n*10 + int(s[j]-'0')
+				j++
+			}
+			if j > i+1 && n < 32 && (j == len(s) || s[j] == ',' || s[j] == ')' || s[j] == ' ') {
+				if c == 'x' {
+					b.WriteString(abiNames[n])
+				} else {
+					b.WriteString(fpNames[n])
+				}
+				i = j - 1
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// DisasmBytes decodes the instruction at the start of b and returns its
+// disassembly, or "(undecodable)".
+func DisasmBytes(pc uint64, b []byte) string {
+	inst, err := Decode(pc, b)
+	if err != nil {
+		return "(undecodable)"
+	}
+	return Disasm(&inst, pc, nil)
+}
+
+// StackOrLiteral reports whether inst touches no memory, or only memory
+// through sp: the partial-order reduction's test for an instruction whose
+// effects no other CPU can observe. (RISC-V has no literal pools: a
+// pc-relative load goes through a register set by auipc, so only sp-based
+// accesses count.) fence.i is false: it changes which text bytes this hart
+// fetches, so its order against other CPUs' text stores matters.
+// Instructions that fault (undecodable, unsupported) report true: the
+// fault ends the run whatever the other CPUs do.
+func StackOrLiteral(inst *Inst) bool {
+	switch x := inst.x; {
+	case x == xFenceI:
+		return false
+	case x >= xLB && x <= xSD, x >= xLRW && x <= xAMOMAXUD:
+		return inst.Rs1 == SP
+	}
+	return true
+}
