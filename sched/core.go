@@ -41,10 +41,21 @@ type core interface {
 	// allocated) a copy of this core and returns it.
 	copyInto(dst core) core
 
-	// decode decodes the instruction at pc (text offset off) through the
-	// cache and keeps it as the core's current instruction; it returns
-	// its length in bytes.
-	decode(m *Machine, pc, off uint64) (int, error)
+	// decode decodes the instruction at pc from b, the bytes the CPU
+	// fetched there (up to the ISA's longest instruction; fewer at the end
+	// of text), through the cache, and keeps it as the core's current
+	// instruction; it returns its length in bytes.
+	decode(pc uint64, b []byte) (int, error)
+	// syncs reports whether the current instruction synchronizes the
+	// executing CPU's instruction fetch (model.md §1a: ARM and arm64 isb,
+	// x86 serializing instructions, RISC-V fence.i).
+	syncs() bool
+	// cmodxOK reports whether a CPU that synchronized when the word at a
+	// text address was old may fetch it concurrently with its change to new
+	// and get a defined result (ARMv7 ARM A3.5.4, ARMv8 ARM B2.2.5: both in
+	// the concurrent-modification set). ISAs without such a rule (x86,
+	// RISC-V) return true.
+	cmodxOK(old, new []byte) bool
 	// exec executes the current instruction for task t.
 	exec(m *Machine, t int8) (effect, error)
 	// disasm renders the current instruction at pc.
@@ -105,9 +116,18 @@ type isaShape struct {
 	linkSize int
 	linkRegs [2]uint8
 	hookLen  uint64
-	// aligned says whether a pc that is not a multiple of align is a
-	// fault (it is on every ISA with align > 1).
+	// misaligned is what a fault at a pc that is not a multiple of align
+	// adds to "pc … is outside text".
 	misaligned string
+	// cmodxUnit is the size of the words the concurrent-modification rule
+	// speaks of (4 on ARM and arm64), or 0 where the ISA has no such rule.
+	cmodxUnit int
+	// excSync says that taking and returning from an interrupt or
+	// exception synchronizes the CPU's instruction fetch (not on RISC-V).
+	excSync bool
+	// stopperInSync says that entering the stop_machine stopper
+	// synchronizes (everywhere but RISC-V, which flushes when it leaves).
+	stopperInSync bool
 }
 
 // newCore returns the core of arch and its shape.

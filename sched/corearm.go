@@ -6,13 +6,14 @@ import (
 	"github.com/mcountsim/mcountsim/isa"
 	"github.com/mcountsim/mcountsim/isa/arm"
 	"github.com/mcountsim/mcountsim/kernel"
+	"golang.org/x/arch/arm/armasm"
 )
 
 // armShape: A32 instructions are aligned words; whole-word loads into lr or
 // pc restore a return address (gcc also uses lr as a scratch register for
 // halfwords and bytes once it is saved); a hook is one nop word.
 var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm.LR, arm.PC}, hookLen: 4,
-	misaligned: " (or misaligned)"}
+	misaligned: " (or misaligned)", cmodxUnit: 4, excSync: true, stopperInSync: true}
 
 // armCore is the ARM A32 core.
 type armCore struct {
@@ -65,12 +66,19 @@ func (k *armCore) copyInto(dst core) core {
 	return d
 }
 
-func (k *armCore) decode(m *Machine, pc, off uint64) (int, error) {
-	t := m.text[off : off+4]
-	w := uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24
+func (k *armCore) decode(pc uint64, b []byte) (int, error) {
+	w := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 	inst, err := k.st.dec.Lookup(uint32(pc), w)
 	k.cur = inst
 	return 4, err
+}
+
+func (k *armCore) syncs() bool { return k.cur != nil && k.cur.Fam == armasm.ISB }
+
+// cmodxOK: ARMv7 ARM A3.5.4 lists B, BL, NOP (the hint e320f000, not mov
+// r0,r0), BKPT, SVC, HVC and SMC.
+func (k *armCore) cmodxOK(old, new []byte) bool {
+	return arm.InCMODXSet(le32(old)) && arm.InCMODXSet(le32(new))
 }
 
 func (k *armCore) exec(m *Machine, t int8) (effect, error) {

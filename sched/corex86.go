@@ -12,7 +12,8 @@ import (
 // x86Shape: x86 instructions are byte-aligned and up to 15 bytes long; only
 // an 8-byte load straight into rip (ret) restores a return address; a hook
 // is a one-byte nop.
-var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]uint8{isa.PCReg, isa.PCReg}, hookLen: 1}
+var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]uint8{isa.PCReg, isa.PCReg}, hookLen: 1,
+	excSync: true, stopperInSync: true}
 
 // x86Core is the x86-64 core.
 type x86Core struct {
@@ -76,15 +77,23 @@ func (k *x86Core) copyInto(dst core) core {
 	return d
 }
 
-func (k *x86Core) decode(m *Machine, pc, off uint64) (int, error) {
-	end := min(off+x86.MaxLen, uint64(len(m.text)))
-	inst, err := k.st.dec.Lookup(pc, m.text[off:end])
+func (k *x86Core) decode(pc uint64, b []byte) (int, error) {
+	inst, err := k.st.dec.Lookup(pc, b)
 	k.cur = inst
 	if err != nil {
 		return 0, err
 	}
 	return int(inst.Len), nil
 }
+
+// syncs: the serializing instructions of SDM Vol. 3 §9.3 that kernel text
+// executes (cpuid, iretq, and the forms Exec does not run, which fault
+// before they could matter).
+func (k *x86Core) syncs() bool {
+	return k.cur != nil && (k.cur.Op == x86asm.CPUID || k.cur.Op == x86asm.IRETQ || k.cur.Op == x86asm.IRET)
+}
+
+func (k *x86Core) cmodxOK(old, new []byte) bool { return true }
 
 func (k *x86Core) exec(m *Machine, t int8) (effect, error) {
 	r := &k.regs[t]

@@ -135,7 +135,7 @@ func (m *Machine) workerStep(c int8, t int8) {
 		m.hook(c, t, h)
 		return
 	}
-	n, err := k.decode(m, pc, off)
+	n, err := k.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
 	if err != nil {
 		m.closePass(c, t)
 		m.fault(c, t, pc, err.Error())
@@ -218,7 +218,7 @@ func (m *Machine) local(t int8) bool {
 	case h == kernel.HookSchedule || h == kernel.HookExit:
 		*cls = classVisible
 	case h == kernel.HookNone:
-		n, err := m.core.decode(m, off+m.img.Base, off)
+		n, err := m.core.decode(off+m.img.Base, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
 		switch {
 		case err != nil:
 			// Undecodable now; a store may still make it decodable.

@@ -13,7 +13,6 @@ import (
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/patch"
 	"github.com/mcountsim/mcountsim/report"
-	"github.com/mcountsim/mcountsim/sched"
 )
 
 const checkExamples = `
@@ -213,7 +212,7 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	if st.Arch != arch {
 		return sc, opts, fmt.Errorf("strategy %s is for %v, not %v", st.Name, st.Arch, arch)
 	}
-	pre, err := sched.ParsePreempt(f.preempt)
+	pre, err := explore.ParsePreempt(f.preempt)
 	if err != nil {
 		return sc, opts, fmt.Errorf("--preempt: %v", err)
 	}
@@ -221,8 +220,8 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 		name      string
 		v, lo, hi int
 	}{
-		{"cpus", f.cpus, 1, sched.MaxCPUs},
-		{"tasks", f.tasks, 1, sched.MaxTasks - 1},
+		{"cpus", f.cpus, 1, explore.MaxCPUs},
+		{"tasks", f.tasks, 1, explore.MaxTasks},
 		{"iterations", f.iterations, 1, 255},
 		{"toggles", f.toggles, 1, 64},
 		{"functions", f.functions, 1, 64},
@@ -250,9 +249,8 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	if image != nil {
 		sc.Image, sc.StackWords = image, objectStackWords
 		sc.Object = fmt.Sprintf("%s: %s(%s)", f.object, f.function, f.args)
-		img, _ := image()
-		if err := objectPreflight(img, f.function, st, objectStackWords); err != nil {
-			return sc, opts, err
+		if err := explore.Preflight(sc); err != nil {
+			return sc, opts, fmt.Errorf("--object: %s %v", f.function, err)
 		}
 	}
 	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout}

@@ -6,10 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/kernel"
-	"github.com/mcountsim/mcountsim/patch"
-	"github.com/mcountsim/mcountsim/sched"
 )
 
 // objectStackWords is the stack of each task when check runs an object's
@@ -30,9 +27,9 @@ func objectImage(path, function, args string, iterations int) (kernel.Arch, func
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := kernel.LoadObject(path, kernel.ObjectConfig{Function: function, Args: vals, Iterations: iterations})
+	o, err := loadObject(path, kernel.ObjectConfig{Function: function, Args: vals, Iterations: iterations})
 	if err != nil {
-		return 0, nil, fmt.Errorf("--object: %v", err)
+		return 0, nil, err
 	}
 	img := o.Image
 	return img.Arch, func() (*kernel.Image, error) { return img, nil }, nil
@@ -82,33 +79,3 @@ func parseObjectArgs(s string) ([]int64, error) {
 	return out, nil
 }
 
-// objectPreflight runs the workload once, alone (one CPU, one task, every
-// site in st's boot form, no patching), and returns an error naming the
-// fault if the function cannot run at all: an instruction outside the
-// executor's set (with function+offset, pc, bytes and disassembly), a
-// wild pc or stack access, or a runaway that uses up the step budget. Such
-// an object is an input error (exit 2), not a verdict about st.
-func objectPreflight(img *kernel.Image, function string, st *patch.Strategy, stackWords int) error {
-	prog, err := patch.Compile(st, img, 0)
-	if err != nil {
-		return err
-	}
-	m, err := sched.New(img, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, StackWords: stackWords}, prog)
-	if err != nil {
-		return err
-	}
-	var buf []sched.Action
-	for !m.Done() {
-		if buf = m.Options(buf); len(buf) == 0 {
-			m.Deadlock()
-			break
-		}
-		m.Apply(buf[0])
-	}
-	for _, h := range m.Hazards() {
-		if h.Kind == detect.Fault {
-			return fmt.Errorf("--object: %s cannot run even unpatched: %v", function, h)
-		}
-	}
-	return nil
-}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mcountsim/mcountsim/explore"
 	"path/filepath"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestObjectPreflight(t *testing.T) {
 	for _, c := range []struct{ file, fn, want string }{
 		{"arm-fixture.o", "big", ""},
 		{"x86-fentry-fixture.o", "big", ""},
-		{"arm-unsupported.o", "odd", "odd cannot run even unpatched: fault at step 10, cpu 0, task 0, pc 0x8044 <odd+0x8>: pc 0x8044: e10f3000 (mrs r3, apsr): unsupported instruction"},
+		{"arm-unsupported.o", "odd", "cannot run even unpatched: fault at step 10, cpu 0, task 0, pc 0x8044 <odd+0x8>: pc 0x8044: e10f3000 (mrs r3, apsr): unsupported instruction"},
 		{"x86-fentry-unsupported.o", "odd", "<odd+0x5>: pc 0x401055: 0f 31 (rdtsc): unsupported instruction"},
 		{"arm-runaway.o", "spin", "step budget of 100000 steps used up (runaway execution)"},
 		{"x86-fentry-runaway.o", "spin", "step budget of 100000 steps used up (runaway execution)"},
@@ -65,14 +66,12 @@ func TestObjectPreflight(t *testing.T) {
 		file, fn, want := c.file, c.fn, c.want
 		arch, build, err := objectImage(filepath.Join(objFixtures, file), fn, "3,5,7,11", 1)
 		require.NoError(t, err, file)
-		img, err := build()
-		require.NoError(t, err)
 		name := "jmp-over"
 		if arch == kernel.X86 {
 			name = "text-poke-bp"
 		}
 		st, _ := patch.Lookup(arch, name)
-		err = objectPreflight(img, fn, st, objectStackWords)
+		err = explore.Preflight(explore.Scenario{Arch: arch, Strategy: st, Image: build, StackWords: objectStackWords})
 		if want == "" {
 			require.NoError(t, err, file)
 			continue
