@@ -116,6 +116,7 @@ type Image struct {
 	Entry   uint64 // where every worker starts
 	Align   int    // instruction alignment: 4 on ARM, 1 on x86
 	Data    []Segment
+	Stubs   []string // undefined callees linked to a stub returning 0 (LinkObject)
 }
 
 // Config is what the text depends on.

@@ -43,8 +43,12 @@ type Object struct {
 	// the function: a task there holds the function's return value in r0
 	// (ARM) or %rax (x86-64).
 	Return uint64
-	// Stubs names the undefined functions linked to generated stubs.
+	// Stubs names the undefined functions linked to generated stubs that
+	// return 0 (Image.Stubs holds the same list).
 	Stubs []string
+	// Helpers names the run-time helpers (__aeabi_uidiv, ...) the object
+	// calls, linked to real code (see IsARMHelper).
+	Helpers []string
 }
 
 // LoadObject reads the ELF object at path and links it (see LinkObject).
@@ -73,8 +77,13 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	         (the same loop as Build's, with the object's function)
 //	the object's executable sections, in section order
 //	the trampolines and hook stubs of Build
-//	a stub for every undefined function the object calls: return 0 and
-//	clobber every caller-saved register, as the ABI allows
+//	on ARM, when the object calls one, the run-time helpers (libgcc.go):
+//	__aeabi_uidiv and the other division, shift and multiply helpers as
+//	real A32 code
+//	a stub for every other undefined function the object calls: return 0
+//	and clobber every caller-saved register, as the ABI allows; their names
+//	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
+//	stub returning 0"
 //
 // Data sections (.data, .bss, .rodata, ...) and, on x86-64, a GOT for the
 // GOTPCREL relocations are data segments at DataBase. Calls to the
@@ -100,7 +109,7 @@ func LinkObject(name string, raw []byte, cfg ObjectConfig) (*Object, error) {
 	if f.Type != elf.ET_REL {
 		return nil, fmt.Errorf("%s: %w: not a relocatable object (%v)", name, ErrUnsupportedObject, f.Type)
 	}
-	l := &linker{name: name, f: f, ef: ef, cfg: cfg, secAddr: map[int]uint64{}, got: map[int]uint64{}, stubs: map[string]bool{}}
+	l := &linker{name: name, f: f, ef: ef, cfg: cfg, secAddr: map[int]uint64{}, got: map[int]uint64{}, stubs: map[string]bool{}, helpers: map[string]bool{}}
 	switch f.Arch {
 	case objfile.ArchARM:
 		if len(cfg.Args) > 4 {
@@ -130,6 +139,7 @@ type linker struct {
 	got     map[int]uint64 // GOT slot of each symbol (x86-64)
 	gotSeg  int            // index of the GOT in Image.Data, or -1
 	stubs   map[string]bool
+	helpers map[string]bool // ARM run-time helpers the object calls
 	ret     uint64
 }
 
@@ -190,6 +200,15 @@ func (l *linker) link() (*Object, error) {
 	if err := l.sites(); err != nil {
 		return nil, err
 	}
+	var helpers []string
+	for s := range l.helpers {
+		helpers = append(helpers, s)
+	}
+	sort.Strings(helpers)
+	if len(helpers) > 0 {
+		l.a.end()
+		armText{l.a}.libgcc()
+	}
 	var stubs []string
 	for s := range l.stubs {
 		stubs = append(stubs, s)
@@ -202,8 +221,9 @@ func (l *linker) link() (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	img.Stubs = stubs
 	sort.SliceStable(img.Sites, func(i, j int) bool { return img.Sites[i].Addr < img.Sites[j].Addr })
-	return &Object{Image: img, Return: l.ret, Stubs: stubs}, nil
+	return &Object{Image: img, Return: l.ret, Stubs: stubs, Helpers: helpers}, nil
 }
 
 // worker emits the workload loop.
@@ -477,6 +497,9 @@ func (l *linker) symTarget(s objfile.Symbol) (string, error) {
 	case l.arch == X86 && (s.Name == "__fentry__" || s.Name == "mcount"):
 		return s.Name, nil
 	case builtinNames[s.Name]:
+		return s.Name, nil
+	case l.arch == ARM && IsARMHelper(s.Name):
+		l.helpers[s.Name] = true
 		return s.Name, nil
 	}
 	l.stubs[s.Name] = true

@@ -29,3 +29,8 @@ build x86-pic-fixture.o $X86 $X86K -fPIC -pg -mfentry fixture.c
 build arm-tls.o $ARM -fno-pie -marm -march=armv5te -pg tls.c
 build x86-fentry-tls.o $X86 $X86K -fno-pie -pg -mfentry tls.c
 build arm-thumb-fixture.o $ARM -fno-pie -mthumb -march=armv7-a -pg runaway.c
+# realcode.c (issue 21): libgcc helpers, lr as scratch, word-at-a-time
+# reads, a long loop, the x86-64 integer instructions of kernel code.
+build arm-real.o $ARM -fno-pie -marm -march=armv5te -pg realcode.c
+build arm-v7-real.o $ARM -fno-pie -marm -march=armv7-a -pg realcode.c
+build x86-fentry-real.o $X86 $X86K -fno-pie -pg -mfentry realcode.c

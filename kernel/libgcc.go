@@ -1,0 +1,320 @@
+package kernel
+
+import (
+	"sort"
+
+	"github.com/mcountsim/mcountsim/isa/arm"
+)
+
+// The ARM run-time helpers gcc calls for arithmetic A32 has no instruction
+// for (ARMv5/v6 have no divide; 64-bit shifts and products at -Os), as real
+// A32 code that the simulator executes. They were written for mcountsim
+// from the Run-time ABI for the Arm Architecture (IHI 0043, §4.2-4.3):
+//
+//	__aeabi_uidiv(n, d)      r0 = n / d            (also r1 = n % d)
+//	__aeabi_uidivmod(n, d)   r0 = n / d, r1 = n % d
+//	__aeabi_idiv(n, d)       r0 = n / d            (signed; also r1 = n % d)
+//	__aeabi_idivmod(n, d)    r0 = n / d, r1 = n % d, the remainder with n's sign
+//	__aeabi_uldivmod(n, d)   r1:r0 = n / d, r3:r2 = n % d   (64-bit, n in r1:r0, d in r3:r2)
+//	__aeabi_ldivmod(n, d)    the same, signed
+//	__aeabi_llsl(v, n)       r1:r0 = v << n        (v in r1:r0, n in r2)
+//	__aeabi_llsr(v, n)       r1:r0 = v >> n        (logical)
+//	__aeabi_lasr(v, n)       r1:r0 = v >> n        (arithmetic)
+//	__aeabi_lmul(a, b)       r1:r0 = a * b         (low 64 bits)
+//
+// and the GNU names of the same functions (__udivsi3, __divsi3,
+// __umodsi3, __modsi3, __udivdi3, __divdi3, __umoddi3, __moddi3,
+// __ashldi3, __lshrdi3, __ashrdi3, __muldi3). They use only r0-r3, r12,
+// the flags and lr (as the ABI allows); the 64-bit divisions and the
+// signed wrappers save r4-r8 on the stack.
+//
+// Division by zero: the ABI has the helper call __aeabi_idiv0 /
+// __aeabi_ldiv0, whose result it returns. Linux's arch/arm/lib/lib1funcs.S
+// calls __div0 (a warning and a stack dump) and then returns 0 ("about as
+// wrong as it could be"); its __aeabi_uidivmod computes the remainder as
+// n - q*d, so n. These helpers do what the kernel's do, without the
+// warning: quotient 0, remainder n, for the 32- and the 64-bit forms (the
+// kernel has no 64-bit division helper; libgcc's raises SIGFPE in user
+// space). The shifts give Go's results for any count 0-255 (0, or the sign,
+// from 64 on); the ABI defines counts 0-63.
+//
+// The algorithms: the 32-bit division is restoring shift-and-subtract over
+// the bits from the divisor's leading one (CLZ) down; the 64-bit division
+// first tries the 32-bit one when both high words are zero, else runs 64
+// steps of shift-and-subtract on the 128-bit remainder:dividend pair.
+
+// libgccAliases maps every helper name to the routine that implements it
+// (a name mapped to itself is a routine).
+var libgccAliases = map[string]string{
+	"__aeabi_uidiv": "__aeabi_uidiv", "__aeabi_uidivmod": "__aeabi_uidiv", "__udivsi3": "__aeabi_uidiv",
+	"__aeabi_idiv": "__aeabi_idiv", "__aeabi_idivmod": "__aeabi_idiv", "__divsi3": "__aeabi_idiv",
+	"__umodsi3": "__umodsi3", "__modsi3": "__modsi3",
+	"__aeabi_uldivmod": "__aeabi_uldivmod", "__udivdi3": "__aeabi_uldivmod",
+	"__aeabi_ldivmod": "__aeabi_ldivmod", "__divdi3": "__aeabi_ldivmod",
+	"__umoddi3": "__umoddi3", "__moddi3": "__moddi3",
+	"__aeabi_llsl": "__aeabi_llsl", "__ashldi3": "__aeabi_llsl",
+	"__aeabi_llsr": "__aeabi_llsr", "__lshrdi3": "__aeabi_llsr",
+	"__aeabi_lasr": "__aeabi_lasr", "__ashrdi3": "__aeabi_lasr",
+	"__aeabi_lmul": "__aeabi_lmul", "__muldi3": "__aeabi_lmul",
+}
+
+// IsARMHelper reports whether name is one of the run-time helpers that
+// LinkObject links as real A32 code rather than as a stub.
+func IsARMHelper(name string) bool {
+	_, ok := libgccAliases[name]
+	return ok
+}
+
+// ARMHelpers lists the helper names LinkObject implements, sorted.
+func ARMHelpers() []string {
+	var out []string
+	for n := range libgccAliases {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lgItem is one line of the helper library: a label, an instruction, or a
+// branch to a label (B or BL, with the condition of w).
+type lgItem struct {
+	label string // defines label here
+	w     arm.Word
+	br    string // branch target
+	link  bool
+}
+
+// libgccCode returns the helper library, routine by routine; every
+// exported name is a label, local labels start with ".".
+func libgccCode() []lgItem {
+	var c []lgItem
+	lab := func(n string) { c = append(c, lgItem{label: n}) }
+	w := func(x arm.Word) { c = append(c, lgItem{w: x}) }
+	ok := func(x arm.Word, fine bool) arm.Word {
+		if !fine {
+			panic("kernel: libgcc immediate") // every immediate below is encodable: a test builds the library
+		}
+		return x
+	}
+	imm := func(op arm.Op, s bool, rd, rn int, v uint32) arm.Word { return ok(arm.DPImm(op, s, rd, rn, v)) }
+	reg := func(op arm.Op, s bool, rd, rn, rm int) arm.Word { return arm.DPReg(op, s, rd, rn, rm, arm.LSL, 0) }
+	b := func(cond arm.Cond, target string) { c = append(c, lgItem{w: arm.Word(0).If(cond), br: target}) }
+	bl := func(target string) { c = append(c, lgItem{w: arm.Word(0).If(arm.AL), br: target, link: true}) }
+	const r0, r1, r2, r3, r4, r5, r6, r7, r8, ip, lr, pc = arm.R0, arm.R1, arm.R2, arm.R3, arm.R4, arm.R5, arm.R6, arm.R7, arm.R8, arm.R12, arm.LR, arm.PC
+	ret := arm.BX(lr)
+
+	// __aeabi_uidiv: r0 = r0 / r1, r1 = r0 % r1.
+	lab("__aeabi_uidiv")
+	w(imm(arm.CMP, true, 0, r1, 0))
+	b(arm.EQ, ".udiv0")
+	w(reg(arm.MOV, false, r2, 0, r0)) // r2: the running remainder
+	w(imm(arm.MOV, false, r0, 0, 0))  // r0: the quotient
+	w(reg(arm.CMP, true, 0, r2, r1))
+	b(arm.CC, ".udone") // n < d
+	w(arm.Clz(r3, r1))
+	w(arm.Clz(ip, r2))
+	w(reg(arm.SUB, false, r3, r3, ip))                        // r3: steps - 1
+	w(arm.DPRegShift(arm.MOV, false, ip, 0, r1, arm.LSL, r3)) // ip: d aligned under n's leading one
+	lab(".uloop")
+	w(reg(arm.CMP, true, 0, r2, ip))
+	w(reg(arm.SUB, false, r2, r2, ip).If(arm.CS))
+	w(reg(arm.ADC, false, r0, r0, r0)) // q = 2q + (r2 >= ip)
+	w(arm.DPReg(arm.MOV, false, ip, 0, ip, arm.LSR, 1))
+	w(imm(arm.SUB, true, r3, r3, 1))
+	b(arm.PL, ".uloop")
+	lab(".udone")
+	w(reg(arm.MOV, false, r1, 0, r2))
+	w(ret)
+	lab(".udiv0")
+	w(reg(arm.MOV, false, r1, 0, r0))
+	w(imm(arm.MOV, false, r0, 0, 0))
+	w(ret)
+
+	// __aeabi_idiv: the magnitudes through __aeabi_uidiv, then the signs.
+	lab("__aeabi_idiv")
+	w(arm.Push(arm.RegList(r4, r5, r6, lr)))
+	w(reg(arm.MOV, false, r4, 0, r0))  // the dividend: the remainder's sign
+	w(reg(arm.EOR, false, r5, r0, r1)) // the quotient's sign
+	w(imm(arm.CMP, true, 0, r0, 0))
+	w(imm(arm.RSB, false, r0, r0, 0).If(arm.LT))
+	w(imm(arm.CMP, true, 0, r1, 0))
+	w(imm(arm.RSB, false, r1, r1, 0).If(arm.LT))
+	bl("__aeabi_uidiv")
+	w(imm(arm.CMP, true, 0, r5, 0))
+	w(imm(arm.RSB, false, r0, r0, 0).If(arm.LT))
+	w(imm(arm.CMP, true, 0, r4, 0))
+	w(imm(arm.RSB, false, r1, r1, 0).If(arm.LT))
+	w(arm.Pop(arm.RegList(r4, r5, r6, pc)))
+
+	// __umodsi3, __modsi3: the remainder in r0.
+	for _, m := range [][2]string{{"__umodsi3", "__aeabi_uidiv"}, {"__modsi3", "__aeabi_idiv"}} {
+		lab(m[0])
+		w(arm.Push(arm.RegList(r4, lr)))
+		bl(m[1])
+		w(reg(arm.MOV, false, r0, 0, r1))
+		w(arm.Pop(arm.RegList(r4, pc)))
+	}
+
+	// __aeabi_uldivmod: r1:r0 / r3:r2 into r1:r0, remainder r3:r2.
+	lab("__aeabi_uldivmod")
+	w(arm.Push(arm.RegList(r4, r5, r6, r7, r8, lr)))
+	w(reg(arm.ORR, true, ip, r2, r3))
+	b(arm.EQ, ".uldiv0")
+	w(reg(arm.ORR, true, ip, r1, r3))
+	b(arm.NE, ".ulong")
+	w(reg(arm.MOV, false, r1, 0, r2)) // both high words zero: 32-bit division
+	bl("__aeabi_uidiv")
+	w(reg(arm.MOV, false, r2, 0, r1))
+	w(imm(arm.MOV, false, r1, 0, 0))
+	w(imm(arm.MOV, false, r3, 0, 0))
+	w(arm.Pop(arm.RegList(r4, r5, r6, r7, r8, pc)))
+	lab(".ulong")
+	w(imm(arm.MOV, false, r4, 0, 0)) // r5:r4: the remainder
+	w(imm(arm.MOV, false, r5, 0, 0))
+	w(imm(arm.MOV, false, r6, 0, 64))
+	lab(".ulloop")
+	// r5:r4:r1:r0 <<= 1; r7 = the bit shifted out of r5.
+	w(reg(arm.ADD, true, r0, r0, r0))
+	w(reg(arm.ADC, true, r1, r1, r1))
+	w(reg(arm.ADC, true, r4, r4, r4))
+	w(reg(arm.ADC, true, r5, r5, r5))
+	w(imm(arm.MOV, false, r7, 0, 0))
+	w(imm(arm.MOV, false, r7, 0, 1).If(arm.CS))
+	// r5:r4 - r3:r2 into ip:r8; commit it (and a quotient bit) when it
+	// did not borrow or the remainder had overflowed 64 bits.
+	w(reg(arm.SUB, true, r8, r4, r2))
+	w(reg(arm.SBC, true, ip, r5, r3))
+	w(imm(arm.MOV, false, r7, 0, 1).If(arm.CS))
+	w(imm(arm.CMP, true, 0, r7, 0))
+	w(reg(arm.MOV, false, r4, 0, r8).If(arm.NE))
+	w(reg(arm.MOV, false, r5, 0, ip).If(arm.NE))
+	w(imm(arm.ORR, false, r0, r0, 1).If(arm.NE))
+	w(imm(arm.SUB, true, r6, r6, 1))
+	b(arm.NE, ".ulloop")
+	w(reg(arm.MOV, false, r2, 0, r4))
+	w(reg(arm.MOV, false, r3, 0, r5))
+	w(arm.Pop(arm.RegList(r4, r5, r6, r7, r8, pc)))
+	lab(".uldiv0")
+	w(reg(arm.MOV, false, r2, 0, r0))
+	w(reg(arm.MOV, false, r3, 0, r1))
+	w(imm(arm.MOV, false, r0, 0, 0))
+	w(imm(arm.MOV, false, r1, 0, 0))
+	w(arm.Pop(arm.RegList(r4, r5, r6, r7, r8, pc)))
+
+	// __aeabi_ldivmod: the magnitudes through __aeabi_uldivmod.
+	neg := func(lo, hi int, skip string) { // if hi:lo < 0 (flags of cmp hi, #0) negate it
+		b(arm.GE, skip)
+		w(imm(arm.RSB, true, lo, lo, 0))
+		w(imm(arm.RSC, false, hi, hi, 0))
+		lab(skip)
+	}
+	lab("__aeabi_ldivmod")
+	w(arm.Push(arm.RegList(r4, r5, r6, lr)))
+	w(reg(arm.MOV, false, r4, 0, r1))  // the dividend's sign
+	w(reg(arm.EOR, false, r5, r1, r3)) // the quotient's sign
+	w(imm(arm.CMP, true, 0, r1, 0))
+	neg(r0, r1, ".ln1")
+	w(imm(arm.CMP, true, 0, r3, 0))
+	neg(r2, r3, ".ln2")
+	bl("__aeabi_uldivmod")
+	w(imm(arm.CMP, true, 0, r5, 0))
+	neg(r0, r1, ".ln3")
+	w(imm(arm.CMP, true, 0, r4, 0))
+	neg(r2, r3, ".ln4")
+	w(arm.Pop(arm.RegList(r4, r5, r6, pc)))
+
+	// __umoddi3, __moddi3: the remainder in r1:r0.
+	for _, m := range [][2]string{{"__umoddi3", "__aeabi_uldivmod"}, {"__moddi3", "__aeabi_ldivmod"}} {
+		lab(m[0])
+		w(arm.Push(arm.RegList(r4, lr)))
+		bl(m[1])
+		w(reg(arm.MOV, false, r0, 0, r2))
+		w(reg(arm.MOV, false, r1, 0, r3))
+		w(arm.Pop(arm.RegList(r4, pc)))
+	}
+
+	// The shifts: r1:r0 by r2. A register shift by 32 or more gives 0 (or
+	// the sign, for ASR), which covers the word that moves out entirely.
+	lab("__aeabi_llsl")
+	w(imm(arm.SUB, true, r3, r2, 32))
+	w(arm.DPRegShift(arm.MOV, false, r1, 0, r0, arm.LSL, r3).If(arm.PL))
+	w(imm(arm.MOV, false, r0, 0, 0).If(arm.PL))
+	w(ret.If(arm.PL))
+	w(imm(arm.RSB, false, r3, r2, 32))
+	w(arm.DPRegShift(arm.MOV, false, r1, 0, r1, arm.LSL, r2))
+	w(arm.DPRegShift(arm.ORR, false, r1, r1, r0, arm.LSR, r3))
+	w(arm.DPRegShift(arm.MOV, false, r0, 0, r0, arm.LSL, r2))
+	w(ret)
+	for _, s := range []struct {
+		name string
+		hi   arm.Shift
+	}{{"__aeabi_llsr", arm.LSR}, {"__aeabi_lasr", arm.ASR}} {
+		lab(s.name)
+		w(imm(arm.SUB, true, r3, r2, 32))
+		w(arm.DPRegShift(arm.MOV, false, r0, 0, r1, s.hi, r3).If(arm.PL))
+		if s.hi == arm.LSR {
+			w(imm(arm.MOV, false, r1, 0, 0).If(arm.PL))
+		} else {
+			w(arm.DPReg(arm.MOV, false, r1, 0, r1, arm.ASR, 31).If(arm.PL))
+		}
+		w(ret.If(arm.PL))
+		w(imm(arm.RSB, false, r3, r2, 32))
+		w(arm.DPRegShift(arm.MOV, false, r0, 0, r0, arm.LSR, r2))
+		w(arm.DPRegShift(arm.ORR, false, r0, r0, r1, arm.LSL, r3))
+		w(arm.DPRegShift(arm.MOV, false, r1, 0, r1, s.hi, r2))
+		w(ret)
+	}
+
+	// __aeabi_lmul: r1:r0 * r3:r2, low 64 bits. Every multiply has
+	// distinct registers (ARMv5 requires Rd != Rm, and RdLo, RdHi, Rm
+	// distinct).
+	lab("__aeabi_lmul")
+	w(arm.Mul(ip, r3, r0)) // b.hi * a.lo
+	w(arm.Mul(r3, r1, r2)) // a.hi * b.lo
+	w(reg(arm.ADD, false, ip, ip, r3))
+	w(arm.Umull(r3, r1, r0, r2)) // a.lo * b.lo
+	w(reg(arm.ADD, false, r1, r1, ip))
+	w(reg(arm.MOV, false, r0, 0, r3))
+	w(ret)
+
+	// The aliases: a branch to the routine.
+	for _, n := range ARMHelpers() {
+		if to := libgccAliases[n]; to != n {
+			lab(n)
+			b(arm.AL, to)
+		}
+	}
+	return c
+}
+
+// libgcc emits the helper library at the current pc: every helper name
+// becomes a symbol of the image.
+func (a armText) libgcc() {
+	code := libgccCode()
+	labels := map[string]uint64{}
+	pc := a.pc()
+	for _, it := range code {
+		if it.label != "" {
+			labels[it.label] = pc
+			continue
+		}
+		pc += 4
+	}
+	for _, it := range code {
+		switch {
+		case it.label != "" && it.label[0] != '.':
+			a.sym(it.label)
+		case it.label != "":
+		case it.br != "":
+			at := uint32(a.pc())
+			to := uint32(labels[it.br])
+			enc, fine := arm.B(at, to)
+			if it.link {
+				enc, fine = arm.BL(at, to)
+			}
+			a.w(a.ok(enc.If(arm.Cond(it.w>>28)), fine))
+		default:
+			a.w(it.w)
+		}
+	}
+}
