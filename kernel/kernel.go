@@ -22,11 +22,13 @@ import (
 type Arch uint8
 
 const (
-	ARM Arch = iota + 1 // ARM A32
-	X86                 // x86-64
+	ARM     Arch = iota + 1 // ARM A32
+	X86                     // x86-64
+	RISCV64                 // RISC-V RV64GC
+	ARM64                   // ARMv8 A64
 )
 
-var archNames = [...]string{ARM: "arm", X86: "x86"}
+var archNames = [...]string{ARM: "arm", X86: "x86", RISCV64: "riscv64", ARM64: "arm64"}
 
 func (a Arch) String() string {
 	if int(a) < len(archNames) && archNames[a] != "" {
@@ -35,15 +37,20 @@ func (a Arch) String() string {
 	return fmt.Sprintf("Arch(%d)", a)
 }
 
-// ParseArch returns the Arch named s ("arm" or "x86").
+// ParseArch returns the Arch named s ("arm", "x86", "riscv64" or "arm64",
+// and the usual aliases).
 func ParseArch(s string) (Arch, error) {
 	switch s {
 	case "arm":
 		return ARM, nil
 	case "x86", "x86-64", "x86_64", "amd64":
 		return X86, nil
+	case "riscv64", "riscv", "rv64":
+		return RISCV64, nil
+	case "arm64", "aarch64":
+		return ARM64, nil
 	}
-	return 0, fmt.Errorf("unknown arch %q (want arm or x86)", s)
+	return 0, fmt.Errorf("unknown arch %q (want arm, x86, riscv64 or arm64)", s)
 }
 
 // HookKind is a kernel service bound to a text address. The word at a hook
