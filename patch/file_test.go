@@ -173,7 +173,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"two names", edit(1, "strategy a b"), `f:1: strategy: one name expected, got "a b"`},
 		{"no name", edit(1, "strategy"), `f:1: strategy: missing name`},
 		{"bad name", edit(1, "strategy 2step"), `f:1: strategy: bad name "2step" (want letters, digits and _.+-, starting with a letter or _)`},
-		{"bad arch", edit(2, "arch mips"), `f:2: unknown arch "mips" (want arm or x86)`},
+		{"bad arch", edit(2, "arch mips"), `f:2: unknown arch "mips" (want arm, x86, riscv64 or arm64)`},
 		{"second strategy", edit(2, "arch arm\nstrategy u"), `f:3: second strategy line (the first is line 1)`},
 		{"second boot", edit(7, "boot nops\nboot jump"), `f:8: second boot line (the first is line 7)`},
 		{"bad origin", edit(2, "arch arm\norigin \"a\\q\""), `f:3: origin: bad quoted string "a\q"`},
