@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
 )
 
 // EventKind says what a recorded event is.
@@ -48,6 +49,14 @@ type Event struct {
 	Text  string    `json:"text,omitempty"`
 	Where string    `json:"where,omitempty"`
 	Write int       `json:"write,omitempty"` // EvStore: the write id; EvExec: the id of the write that produced the first byte
+
+	// EvExec only: how control left the instruction, where to (the next
+	// pc), and the data accesses it made (loads and stores through the
+	// Bus; a pair or a multiple counts each word).
+	Flow   isa.Flow `json:"-"`
+	Next   uint64   `json:"-"`
+	Loads  int      `json:"-"`
+	Stores int      `json:"-"`
 }
 
 func (m *Machine) event(e Event) {

@@ -184,6 +184,8 @@ type Machine struct {
 	loadedInto  uint8  // control register loaded from the stack in this step (0: none)
 	loadedLink  uint8  // the register that slot was written from
 	loadedFrom  uint64 // the slot's address
+	loads       int    // Bus loads and stores since the counters were reset (Record mode reads them)
+	stores      int
 	hist        [][]siteSnap
 	hazards     []detect.Hazard
 	done        bool

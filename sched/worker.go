@@ -16,12 +16,14 @@ import (
 
 // Load implements isa.Bus for the task executing now.
 func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
+	m.loads++
 	link := size == m.shape.linkSize && (reg == m.shape.linkRegs[0] || reg == m.shape.linkRegs[1])
 	return m.loadMem(addr, size, reg, link)
 }
 
 // Store implements isa.Bus for the task executing now.
 func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
+	m.stores++
 	return m.storeMem(addr, size, v, reg)
 }
 
@@ -157,7 +159,12 @@ func (m *Machine) workerStep(c int8, t int8) {
 	}
 	m.cur = t
 	m.loadedInto = 0
+	m.loads, m.stores = 0, 0
 	e, err := k.exec(m, t)
+	if m.cfg.Record {
+		ev := &m.trace[len(m.trace)-1]
+		ev.Flow, ev.Next, ev.Loads, ev.Stores = e.flow, e.target, m.loads, m.stores
+	}
 	if err != nil {
 		m.execError(c, t, pc, err)
 		return
