@@ -19,10 +19,11 @@ const (
 	ForeignSlot         // lr/pc loaded from a stack slot that holds no saved link value
 	TornFetch           // one fetched instruction assembled from different transitions' bytes
 	MixedSite           // one pass through a site executed words from states the site never held
-	Fault               // undecodable/unsupported instruction, pc or stack out of bounds, runaway
+	Fault               // undecodable/unsupported instruction, pc or stack out of bounds, no int3 handler table
+	CMODX               // a fetch of a word another CPU changed since this one synchronized, outside the ISA's concurrent-modification set
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "cmodx"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

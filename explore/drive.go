@@ -211,6 +211,9 @@ func Preflight(sc Scenario) error {
 			return fmt.Errorf("cannot run even unpatched: %v", h)
 		}
 	}
+	if m.OutOfSteps() {
+		return fmt.Errorf("cannot run even unpatched: %s at pc %#x <%s>", m.BudgetText(), m.PC(0), m.Image().Name(m.PC(0)))
+	}
 	return nil
 }
 

@@ -67,6 +67,9 @@ func (e *engine) sample() (*Result, error) {
 					return
 				}
 				hit := s.run(opts.Seed, uint64(i))
+				if s.outOfSteps && !hit {
+					e.stop(s.m.BudgetText())
+				}
 				steps[i] = int32(s.m.Steps())
 				e.trans.Add(int64(s.m.Steps()))
 				e.runs.Add(1)
@@ -173,6 +176,7 @@ func (e *engine) shrink(res *Result, path []int32) (*Result, error) {
 // sampler runs one sampled run at a time on its own machine.
 type sampler struct {
 	firstHazard
+	outOfSteps bool // a run used up its step budget
 	root  *sched.Machine
 	m     *sched.Machine
 	bound int
@@ -208,6 +212,9 @@ func (s *sampler) run(seed, i uint64) bool {
 	s.rng = rng
 	if err := drive(m, s.bound, s, &s.path); err != nil {
 		return false
+	}
+	if m.OutOfSteps() {
+		s.outOfSteps = true
 	}
 	return len(m.Hazards()) > 0
 }

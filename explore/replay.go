@@ -44,6 +44,9 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 		h := run.Hazards[0]
 		res.Hazard = &h
 		res.Verdict = Unsafe
+	} else if run.Machine.OutOfSteps() {
+		res.Verdict = Incomplete
+		res.Reason = run.Machine.BudgetText()
 	}
 	res.Space.Description = "one schedule, replayed"
 	return res, nil

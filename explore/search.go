@@ -567,6 +567,10 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 			// Nothing can run but the run is not over: a deadlock.
 			m.Deadlock()
 			return nil, atHazard
+		case len(opts) == 0 && m.OutOfSteps():
+			// A run that used up its step budget has no verdict.
+			w.e.stop(m.BudgetText())
+			return nil, atHalt
 		case len(opts) == 0:
 			w.pending[2]++
 			w.e.end(m)

@@ -128,6 +128,10 @@ type isaShape struct {
 	// stopperInSync says that entering the stop_machine stopper
 	// synchronizes (everywhere but RISC-V, which flushes when it leaves).
 	stopperInSync bool
+	// bytewiseText says that a multi-byte text write outside the
+	// breakpoint protocol is a sequence of byte stores (x86: text_poke's
+	// memcpy gives no atomicity for instruction fetch).
+	bytewiseText bool
 }
 
 // newCore returns the core of arch and its shape.

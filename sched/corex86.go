@@ -13,7 +13,7 @@ import (
 // an 8-byte load straight into rip (ret) restores a return address; a hook
 // is a one-byte nop.
 var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]uint8{isa.PCReg, isa.PCReg}, hookLen: 1,
-	excSync: true, stopperInSync: true}
+	excSync: true, stopperInSync: true, bytewiseText: true}
 
 // x86Core is the x86-64 core.
 type x86Core struct {
@@ -162,14 +162,13 @@ func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
 	return n
 }
 
-// trap is the breakpoint exception of text_poke_bp: the CPU pushes the
-// interrupted context and enters the handler, which looks the address up in
-// the published table and emulates the *new* instruction of that site (a
-// call pushes site+len and jumps to its target; a nop continues after it).
-// The handler runs as one step; the interrupted context lives in the task
-// (its registers) and is restored by setting the emulated result.
+// trap is the int3 handler of text_poke_bp, the step after the CPU took
+// the exception (Machine.enterTrap): it looks the address up in the
+// published table and emulates the *new* instruction of that site (a call
+// pushes site+len and jumps to its target; a nop continues after it). The
+// interrupted context lives in the task (its registers) and is restored by
+// setting the emulated result.
 func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
-	m.closePass(c, t)
 	r := &k.regs[t]
 	if m.cfg.NoInt3Emulation && m.bpOn {
 		// Test knob: a handler that only resumes after the int3 byte.
@@ -178,7 +177,7 @@ func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
 		return
 	}
 	if !m.bpOn {
-		m.fault(c, t, pc, "int3 trap with no text_poke_bp handler active")
+		m.fault(c, t, pc, "int3 with no handler table (no text_poke_bp in progress: the CPU fetched an int3 that is no longer, or was never, published)")
 		return
 	}
 	var store *Store

@@ -22,10 +22,11 @@ const (
 	EvWaitDone                        // a grace period or sync ended
 	EvIPI                             // a CPU took the sync_core IPI
 	EvHazard                          // a detector fired
-	EvInt3                            // a CPU trapped on an int3 and ran the handler
+	EvInt3                            // a CPU trapped on an int3, or its handler ran
+	EvBudget                          // the run used up its step budget
 )
 
-var eventNames = [...]string{"", "exec", "trace", "yield", "switch", "preempt", "exit", "patch", "store", "stopper-in", "stopper-out", "wait-done", "ipi", "hazard", "int3"}
+var eventNames = [...]string{"", "exec", "trace", "yield", "switch", "preempt", "exit", "patch", "store", "stopper-in", "stopper-out", "wait-done", "ipi", "hazard", "int3", "budget"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {

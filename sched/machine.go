@@ -55,8 +55,8 @@ type Config struct {
 	Strict bool
 	// StackWords is the size of each task's stack in words (default 64).
 	StackWords int
-	// MaxSteps is a run's step budget (default 100000); a run that uses
-	// it up is a runaway fault.
+	// MaxSteps is a run's step budget (default DefaultMaxSteps); a run
+	// that uses it up ends with no verdict (OutOfSteps).
 	MaxSteps int
 	// Unreduced turns off the partial-order reduction of Options: every
 	// CPU's step and every preemption is offered at every instruction
@@ -81,7 +81,7 @@ func (c *Config) defaults() {
 		c.StackWords = 64
 	}
 	if c.MaxSteps == 0 {
-		c.MaxSteps = 100000
+		c.MaxSteps = DefaultMaxSteps
 	}
 }
 
@@ -115,7 +115,10 @@ func (s TaskState) String() string { return taskStateNames[s] }
 
 // Task is one task's context.
 type Task struct {
-	State     TaskState
+	State TaskState
+	// InTrap: the task took a breakpoint exception and its CPU is in the
+	// handler (interrupts off) until the handler's next step.
+	InTrap    bool
 	CPU       int8
 	Preempted bool   // its last switch-out was involuntary
 	NVCSW     uint16 // voluntary context switches
@@ -184,10 +187,19 @@ type Machine struct {
 	loadedInto  uint8  // control register loaded from the stack in this step (0: none)
 	loadedLink  uint8  // the register that slot was written from
 	loadedFrom  uint64 // the slot's address
+	outOfSteps  bool   // the run used up its step budget (Done; no verdict)
 	loads       int    // Bus loads and stores since the counters were reset (Record mode reads them)
 	stores      int
 	hist        [][]siteSnap
 	hazards     []detect.Hazard
+
+	// The CPUs' views of text (fetch.go): per CPU and dirty byte, the
+	// oldest write it may fetch and the write it last synchronized on.
+	floor    []uint16
+	synced   []uint16
+	syncStep [MaxCPUs]int    // for explanations: when and why each CPU last synchronized
+	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
+	fetchBuf fetchVariant
 	done        bool
 
 	// Record mode only.
@@ -208,6 +220,7 @@ type static struct {
 	mutable   []bool   // per text byte: some store may write it
 	dataAt    []dataSeg
 	class     []uint8 // per text byte: classLocal/classVisible once known
+	fetch     *fetchStatic
 }
 
 type dataSeg struct{ addr, size, off uint64 }
@@ -238,6 +251,11 @@ var (
 	ErrChoice = errors.New("no such choice")
 )
 
+// DefaultMaxSteps is the default step budget of one run: far more than any
+// finite run of the built-in texts (255 iterations of 64 functions on 15
+// tasks take well under a million steps), so that only a runaway uses it up.
+const DefaultMaxSteps = 4_000_000
+
 // StackBase is where task stacks start in the data address space.
 const StackBase = 0x100000
 
@@ -253,6 +271,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	if len(img.Sites) > 127 {
 		return nil, fmt.Errorf("%w: too many sites (%d)", ErrConfig, len(img.Sites))
+	}
+	if shape.bytewiseText {
+		prog = bytewiseOutsideBreakpoints(prog)
 	}
 	m := &Machine{img: img, cfg: cfg, prog: prog, core: k, shape: shape}
 	st := &static{
@@ -347,7 +368,29 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	st.mutable = seen
 	st.class = make([]uint8, len(m.text))
+	m.initFetch(prog)
 	return m, nil
+}
+
+// bytewiseOutsideBreakpoints returns prog with every multi-byte store
+// outside a bp_on…bp_off bracket made bytewise (a copy; prog is shared).
+func bytewiseOutsideBreakpoints(prog *Program) *Program {
+	out := *prog
+	out.Ops = append([]Op(nil), prog.Ops...)
+	inside := false
+	for i := range out.Ops {
+		switch op := &out.Ops[i]; op.Kind {
+		case OpBreakpointOn:
+			inside = true
+		case OpBreakpointOff:
+			inside = false
+		case OpStore:
+			if !inside && len(op.Stores) > 0 && len(op.Stores[0].Bytes) > 1 {
+				op.Bytewise = true
+			}
+		}
+	}
+	return &out
 }
 
 func (m *Machine) checkStore(s Store) error {
@@ -378,6 +421,10 @@ func (m *Machine) Preemptions() int { return m.preemptions }
 
 // Done reports whether the run is over: every task exited, or a fault.
 func (m *Machine) Done() bool { return m.done }
+
+// OutOfSteps reports whether the run ended because it used up its step
+// budget: no verdict can be drawn from it (neither SAFE nor UNSAFE).
+func (m *Machine) OutOfSteps() bool { return m.outOfSteps }
 
 // Hazards returns the hazards seen so far, first first.
 func (m *Machine) Hazards() []detect.Hazard { return m.hazards }
@@ -426,7 +473,7 @@ func (m *Machine) Clone() *Machine {
 
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
-	text, prov, stack, slots, hist, data := m.text, m.prov, m.stack, m.slots, m.hist, m.data
+	text, prov, stack, slots, hist, data, floor, synced := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced
 	hz, wt, k := m.hazards, m.wtrans, m.core
 	*m = *src
 	m.core = src.core.copyInto(k)
@@ -436,6 +483,8 @@ func (m *Machine) CopyFrom(src *Machine) {
 	m.stack = append(stack[:0], src.stack...)
 	m.data = append(data[:0], src.data...)
 	m.slots = append(slots[:0], src.slots...)
+	m.floor = append(floor[:0], src.floor...)
+	m.synced = append(synced[:0], src.synced...)
 	if len(hist) != len(src.hist) {
 		hist = make([][]siteSnap, len(src.hist))
 	}
@@ -478,6 +527,9 @@ func (m *Machine) write(s Store, transition int, cpu int, label string) {
 	copy(m.text[off:], s.Bytes)
 	for i := range s.Bytes {
 		m.prov[off+uint64(i)] = id
+	}
+	if m.floor != nil {
+		m.ownStore(cpu, off, len(s.Bytes), id)
 	}
 	if m.cfg.Record {
 		m.writes = append(m.writes, Write{ID: id, Step: m.steps, CPU: cpu, Transition: transition, Label: label, Store: s})
@@ -538,6 +590,9 @@ func (m *Machine) Hash() [2]uint64 {
 		cp := m.cpus[c]
 		cpus[c] = uint64(uint8(cp.Cur)) | b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9 |
 			b2u(m.gpCPUs&(1<<c) != 0)<<10 | b2u(m.stopOn && int8(c) == m.stopCPU)<<11
+		if len(m.st.dirty) > 0 {
+			cpus[c] = mix(cpus[c] ^ m.viewDigest(c))
+		}
 	}
 	sortSmall(cpus[:m.cfg.CPUs])
 	for _, v := range cpus[:m.cfg.CPUs] {
@@ -546,7 +601,7 @@ func (m *Machine) Hash() [2]uint64 {
 	for t := 0; t <= int(m.patcher); t++ {
 		tk := &m.tasks[t]
 		m.core.hashTask(&h, int8(t))
-		h.u64(uint64(tk.State) << 8)
+		h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
 		h.u64(uint64(tk.Shadow.N))
 		for i := 0; i < int(tk.Shadow.N); i++ {
 			f := tk.Shadow.Frames[i]
@@ -573,7 +628,7 @@ func (m *Machine) Hash() [2]uint64 {
 	h.u64(uint64(m.pop) | uint64(m.psub)<<32)
 	h.u64(b2u(m.stopOn) | uint64(m.gpKind)<<16 | b2u(m.spin)<<48 | b2u(m.bpOn)<<49 | uint64(m.bpOp)<<50)
 	h.u64(uint64(m.gpTasks) | uint64(m.ipiWait)<<32)
-	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63)
+	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63 | b2u(m.outOfSteps)<<62)
 	return h.sum()
 }
 

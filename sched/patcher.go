@@ -65,6 +65,7 @@ func (m *Machine) patcherStep(c int8) {
 	case OpSyncCore:
 		if m.psub == 0 {
 			m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": sync_core() IPI to all CPUs"})
+			m.syncCPU(c, "sync_core() on the patcher's own CPU")
 			for i := 0; i < m.cfg.CPUs; i++ {
 				if int8(i) != c {
 					m.cpus[i].IPI = true
@@ -84,8 +85,9 @@ func (m *Machine) patcherStep(c int8) {
 		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table published (text_poke_bp)"})
 		m.next()
 	case OpBreakpointOff:
-		// The handler runs as one atomic step, so none is ever in flight
-		// here: the wait for bp_desc.refs to drop is immediate.
+		// Options offers this step only once no CPU is inside the int3
+		// handler (text_poke_bp waits for bp_desc.refs to drop); a CPU
+		// that traps on a stale int3 afterwards finds no table.
 		m.bpOn = false
 		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table withdrawn (no handler in flight)"})
 		m.next()
@@ -127,6 +129,7 @@ func (m *Machine) stopperStep(c int8) {
 	m.stopOn = false
 	for i := 0; i < m.cfg.CPUs; i++ {
 		m.cpus[i].Stopper = false
+		m.syncCPU(int8(i), "leaving the stopper")
 	}
 	m.event(Event{Kind: EvStopperOut, CPU: int(c), Task: -1, Text: op.Label + ": stop_machine() done, all CPUs back to scheduling"})
 	m.next()

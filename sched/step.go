@@ -35,11 +35,18 @@ type Action struct {
 	CPU  int8
 	Kind ActionKind
 	Task int8
+	// Fetch (ActRun of a worker whose CPU's view of the bytes at its pc is
+	// stale) picks which of the values the CPU may fetch it fetches: 0 is
+	// the newest (fetch.go).
+	Fetch uint8
 }
 
 func (a Action) String() string {
 	switch a.Kind {
 	case ActRun:
+		if a.Fetch > 0 {
+			return fmt.Sprintf("cpu%d run (fetch variant %d)", a.CPU, a.Fetch)
+		}
 		return fmt.Sprintf("cpu%d run", a.CPU)
 	case ActIPI:
 		return fmt.Sprintf("cpu%d ipi", a.CPU)
@@ -70,10 +77,11 @@ func (m *Machine) Options(buf []Action) []Action {
 			cpu := &m.cpus[c]
 			switch {
 			case cpu.Stopper:
-			case cpu.IPI:
+			case cpu.IPI && !m.inTrap(cpu):
 				// Taking a sync_core IPI touches nothing but the IPI's
-				// own bookkeeping; it commutes with every other action
-				// and only enables the waiting patcher: take it now.
+				// own bookkeeping and this CPU's view of text (which no
+				// other CPU reads); it commutes with every other action
+				// but the patcher's stores, which wait for it: take it now.
 				return append(buf, Action{CPU: c, Kind: ActIPI})
 			case cpu.Cur < 0 && m.stopOn:
 				// Likewise a free CPU entering its stopper.
@@ -104,13 +112,14 @@ func (m *Machine) Options(buf []Action) []Action {
 			for q := int8(0); q < m.nrunq; q++ {
 				buf = append(buf, Action{CPU: c, Kind: ActPick, Task: m.runq[q]})
 			}
-		case cpu.Cur == m.patcher && m.spin:
+		case cpu.Cur == m.patcher && m.patcherWaits():
 			// The patcher spins with preemption disabled until every
-			// other CPU has taken its sync_core IPI: nothing to step.
-		case cpu.IPI:
+			// other CPU has taken its sync_core IPI (or left the int3
+			// handler): nothing to step.
+		case cpu.IPI && !m.inTrap(cpu):
 			buf = append(buf, Action{CPU: c, Kind: ActIPI})
 		default:
-			buf = append(buf, Action{CPU: c, Kind: ActRun})
+			buf = m.appendRun(buf, c)
 		}
 	}
 	// Preemptions come last, so that the numbering of every other option
@@ -129,8 +138,61 @@ func (m *Machine) Options(buf []Action) []Action {
 		for q := int8(0); q < m.nrunq; q++ {
 			buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: m.runq[q]})
 		}
+		if m.tickMatters(c) {
+			// A timer interrupt whose schedule() picks the same task.
+			buf = append(buf, Action{CPU: c, Kind: ActPreempt, Task: cpu.Cur})
+		}
 	}
 	return buf
+}
+
+// appendRun appends the run step(s) of CPU c: one, or for a worker whose
+// CPU may fetch stale bytes at its pc, one per fetch variant.
+func (m *Machine) appendRun(buf []Action, c int8) []Action {
+	t := m.cpus[c].Cur
+	if t >= 0 && t != m.patcher && !m.tasks[t].InTrap {
+		if off, ok := m.textOff(m.core.pc(t)); ok && m.stale(c, off, m.shape.maxLen) {
+			n := len(m.fetchVariants(c, off+m.img.Base, off))
+			for k := 0; k < n && k < 256; k++ {
+				buf = append(buf, Action{CPU: c, Kind: ActRun, Fetch: uint8(k)})
+			}
+			return buf
+		}
+	}
+	return append(buf, Action{CPU: c, Kind: ActRun})
+}
+
+// inTrap reports whether CPU c runs a task inside a breakpoint handler
+// (interrupts off: it takes no IPI and no timer interrupt).
+func (m *Machine) inTrap(cpu *CPU) bool { return cpu.Cur >= 0 && m.tasks[cpu.Cur].InTrap }
+
+// patcherWaits reports whether the patcher is spinning: for the CPUs that
+// still owe it a sync_core IPI, or, in bp_off, for CPUs inside the int3
+// handler (text_poke_bp waits for bp_desc.refs to drop).
+func (m *Machine) patcherWaits() bool {
+	if m.spin {
+		return true
+	}
+	if m.pop < len(m.prog.Ops) && m.prog.Ops[m.pop].Kind == OpBreakpointOff {
+		for t := 0; t < int(m.patcher); t++ {
+			if m.tasks[t].InTrap {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tickMatters reports whether a timer interrupt on CPU c that returns to
+// the task it interrupted changes anything: it is a quiescent state for a
+// synchronize_sched() that waits for c, and (where exceptions synchronize)
+// it brings c's stale view of text up to date. Otherwise it would only use
+// up a preemption, and is not offered.
+func (m *Machine) tickMatters(c int8) bool {
+	if m.gpKind == OpSyncSched && m.gpCPUs&(1<<c) != 0 {
+		return true
+	}
+	return m.shape.excSync && len(m.st.dirty) > 0 && m.anyStale(c)
 }
 
 // OptionsWithin is Options for an explorer that allows at most bound
@@ -152,8 +214,9 @@ func (m *Machine) preemptible(t int8) bool {
 	if m.cfg.Preempt != PreemptFull {
 		return false
 	}
-	// The patcher spinning for sync_core IPIs has preemption disabled.
-	return !(t == m.patcher && m.ipiWait != 0)
+	// The patcher spinning for sync_core IPIs has preemption disabled; a
+	// task in a breakpoint handler runs with interrupts off.
+	return !(t == m.patcher && m.ipiWait != 0) && !m.tasks[t].InTrap
 }
 
 func (m *Machine) allInStopper() bool {
@@ -180,6 +243,14 @@ func (m *Machine) Apply(a Action) {
 	case ActPreempt:
 		t := cpu.Cur
 		m.preemptions++
+		if a.Task == t {
+			m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a timer interrupt; schedule() picks the same task"})
+			if m.shape.excSync {
+				m.syncCPU(c, "a timer interrupt")
+			}
+			m.cpuQS(c)
+			break
+		}
 		why := "a timer interrupt"
 		if a.Task == Stopper {
 			why = "its CPU's stopper (stop_machine)"
@@ -188,11 +259,15 @@ func (m *Machine) Apply(a Action) {
 		m.leave(c, false)
 		m.tasks[t].Preempted = true
 		m.enqueue(t)
+		if m.shape.excSync {
+			m.syncCPU(c, "the interrupt that preempted task "+fmt.Sprint(t))
+		}
 		m.switchTo(c, a.Task)
 	case ActIPI:
 		cpu.IPI = false
 		m.ipiWait &^= 1 << c
 		m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(cpu.Cur)})
+		m.syncCPU(c, "the sync_core IPI")
 		if m.ipiWait == 0 {
 			m.spin = false
 		}
@@ -203,23 +278,26 @@ func (m *Machine) Apply(a Action) {
 		case cpu.Cur == m.patcher:
 			m.patcherStep(c)
 		default:
-			m.workerStep(c, cpu.Cur)
+			m.workerStep(c, cpu.Cur, int(a.Fetch))
 		}
 	}
 	m.checkBudget(c)
 }
 
-// checkBudget ends a run that used up its step budget (a runaway fault).
+// checkBudget ends a run that used up its step budget. Such a run has no
+// verdict: a search that meets one is INCOMPLETE (OutOfSteps).
 func (m *Machine) checkBudget(c int8) {
-	cpu := &m.cpus[c]
 	if !m.done && m.steps >= m.cfg.MaxSteps {
-		var pc uint64
-		if t := cpu.Cur; t >= 0 && t != m.patcher {
-			pc = m.core.pc(t)
-		}
-		m.hazard(detect.Fault, int(c), int(cpu.Cur), pc, fmt.Sprintf("step budget of %d steps used up (runaway execution)", m.cfg.MaxSteps))
+		m.outOfSteps = true
 		m.done = true
+		m.event(Event{Kind: EvBudget, CPU: int(c), Task: int(m.cpus[c].Cur), PC: m.pcOf(m.cpus[c].Cur),
+			Text: fmt.Sprintf("step budget of %d steps used up (runaway execution?)", m.cfg.MaxSteps)})
 	}
+}
+
+// BudgetText says why a run that is OutOfSteps ended.
+func (m *Machine) BudgetText() string {
+	return fmt.Sprintf("step budget of %d steps used up (runaway execution)", m.cfg.MaxSteps)
 }
 
 func (m *Machine) pcOf(t int8) uint64 {
@@ -261,7 +339,7 @@ func (m *Machine) RunLocal(max int) int {
 		}
 		h := len(m.hazards)
 		m.steps++
-		m.workerStep(c, t)
+		m.workerStep(c, t, 0)
 		m.checkBudget(c)
 		n++
 		if len(m.hazards) > h {
@@ -277,6 +355,9 @@ func (m *Machine) switchTo(c int8, t int8) {
 	if t == Stopper {
 		cpu.Stopper = true
 		m.event(Event{Kind: EvStopperIn, CPU: int(c), Task: -1})
+		if m.shape.stopperInSync {
+			m.syncCPU(c, "entering the stopper")
+		}
 		return
 	}
 	m.dequeue(t)
@@ -284,6 +365,11 @@ func (m *Machine) switchTo(c int8, t int8) {
 	task := &m.tasks[t]
 	task.State = Running
 	task.CPU = c
+	if task.Preempted && m.shape.excSync {
+		// The task resumes by returning from the interrupt that
+		// preempted it.
+		m.syncCPU(c, fmt.Sprintf("task %d returning from the interrupt that preempted it", t))
+	}
 	m.event(Event{Kind: EvSwitch, CPU: int(c), Task: int(t), PC: m.pcOf(t)})
 }
 

@@ -114,11 +114,22 @@ func (m *Machine) textOff(pc uint64) (uint64, bool) {
 	return off, pc >= m.img.Base && off+m.shape.align <= uint64(len(m.text)) && pc%m.shape.align == 0
 }
 
-// workerStep executes one instruction of worker t on CPU c.
-func (m *Machine) workerStep(c int8, t int8) {
+// workerStep executes one instruction of worker t on CPU c; fetch picks
+// the bytes it fetches where its CPU's view is stale (fetch.go).
+func (m *Machine) workerStep(c int8, t int8, fetch int) {
 	k := m.core
 	task := &m.tasks[t]
 	pc := k.pc(t)
+	if task.InTrap {
+		// The breakpoint handler's step: look the address up and
+		// emulate, then return from the exception.
+		task.InTrap = false
+		k.trap(m, c, t, pc)
+		if !m.done && m.shape.excSync {
+			m.syncCPU(c, "returning from the breakpoint handler")
+		}
+		return
+	}
 	off, ok := m.textOff(pc)
 	if !ok {
 		m.closePass(c, t)
@@ -137,26 +148,34 @@ func (m *Machine) workerStep(c int8, t int8) {
 		m.hook(c, t, h)
 		return
 	}
-	n, err := k.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
+	f := m.fetch(c, t, pc, off, fetch)
+	n, err := k.decode(pc, f.bytes)
 	if err != nil {
+		// Bytes mixed from different writes may decode to nothing: the
+		// torn fetch is the hazard, the fault its consequence.
+		if f.stale {
+			m.checkTornDirty(c, t, pc, off, f)
+		}
 		m.closePass(c, t)
 		m.fault(c, t, pc, err.Error())
 		return
 	}
+	f.bytes, f.prov = f.bytes[:n], f.prov[:n]
 	if site := m.st.siteOf[off]; site >= 0 {
-		m.sitePass(c, t, int(site), pc, n)
+		m.sitePass(c, t, int(site), pc, f)
 	} else if task.Pass.Open {
 		m.closePass(c, t)
 	}
 	if m.mutable(off, n) {
-		m.checkTorn(c, t, pc, n)
-	} else if m.st.siteOf[off] < 0 {
+		m.checkTorn(c, t, pc, f, n)
+	} else if m.st.siteOf[off] < 0 && !k.syncs() {
 		k.markPlain(off)
 	}
 	if m.cfg.Record {
-		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), m.text[off:off+uint64(n)]...),
-			Text: k.disasm(m, pc), Write: int(m.prov[off])})
+		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), f.bytes[:n]...),
+			Text: k.disasm(m, pc), Write: int(f.prov[0])})
 	}
+	syncs := k.syncs()
 	m.cur = t
 	m.loadedInto = 0
 	m.loads, m.stores = 0, 0
@@ -168,6 +187,9 @@ func (m *Machine) workerStep(c int8, t int8) {
 	if err != nil {
 		m.execError(c, t, pc, err)
 		return
+	}
+	if syncs {
+		m.syncCPU(c, k.disasm(m, pc))
 	}
 	m.control(c, t, pc, e.flow, e.target, e.link, e.spBefore, e.spAfter)
 }
@@ -188,10 +210,22 @@ func (m *Machine) plainDone(c, t int8, pc uint64, err error, flow isa.Flow, targ
 
 func (m *Machine) execError(c, t int8, pc uint64, err error) {
 	if errors.Is(err, isa.ErrBreakpoint) {
-		m.core.trap(m, c, t, pc)
+		m.enterTrap(c, t, pc)
 		return
 	}
 	m.fault(c, t, pc, err.Error())
+}
+
+// enterTrap takes the breakpoint exception of task t at pc: the CPU is now
+// in the handler with interrupts off (it takes no IPI and no timer
+// interrupt); the handler itself runs as the task's next step.
+func (m *Machine) enterTrap(c, t int8, pc uint64) {
+	m.closePass(c, t)
+	m.tasks[t].InTrap = true
+	m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "breakpoint: the CPU enters the handler (interrupts off)"})
+	if m.shape.excSync {
+		m.syncCPU(c, "taking the breakpoint exception")
+	}
 }
 
 // Word classes for the partial-order reduction.
@@ -212,6 +246,9 @@ const (
 // loads and stores that may reach memory another task sees (the core
 // decides which: through any base register but the stack pointer and pc).
 func (m *Machine) local(t int8) bool {
+	if m.tasks[t].InTrap {
+		return false // the handler reads the patcher's table
+	}
 	off, ok := m.textOff(m.core.pc(t))
 	if !ok {
 		return true // a fault: it ends the run whatever the others do
@@ -232,7 +269,9 @@ func (m *Machine) local(t int8) bool {
 			if m.mutable(off, m.shape.maxLen) {
 				*cls = classVisible
 			}
-		case m.mutable(off, n) || !m.core.localInst(len(m.st.dataAt) > 0):
+		case m.mutable(off, n) || !m.core.localInst(len(m.st.dataAt) > 0) || m.core.syncs():
+			// A synchronizing instruction reads the latest text: it
+			// does not commute with the patcher's stores.
 			*cls = classVisible
 		}
 	}
@@ -285,12 +324,11 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 
 // checkTorn reports an instruction whose n bytes came from writes of
 // different transitions: a mix of old and new that no transition wrote.
-func (m *Machine) checkTorn(c int8, t int8, pc uint64, n int) {
-	off := pc - m.img.Base
-	first := m.transitionOf(m.prov[off])
+func (m *Machine) checkTorn(c int8, t int8, pc uint64, f fetched, n int) {
+	first := m.transitionOf(f.prov[0])
 	torn := false
-	for i := uint64(1); i < uint64(n); i++ {
-		if m.transitionOf(m.prov[off+i]) != first {
+	for i := 1; i < n; i++ {
+		if m.transitionOf(f.prov[i]) != first {
 			torn = true
 			break
 		}
@@ -299,12 +337,27 @@ func (m *Machine) checkTorn(c int8, t int8, pc uint64, n int) {
 		return
 	}
 	var parts []string
-	for i := uint64(0); i < uint64(n); i++ {
-		id := m.prov[off+i]
-		parts = append(parts, fmt.Sprintf("%02x:%s", m.text[off+i], m.writeName(id)))
+	for i := 0; i < n; i++ {
+		parts = append(parts, fmt.Sprintf("%02x:%s", f.bytes[i], m.writeName(f.prov[i])))
 	}
-	m.hazard(detect.TornFetch, int(c), int(t), pc, fmt.Sprintf("fetched %s (%s) assembled from different writes: %s",
-		m.core.hex(m.text[off:off+uint64(n)]), m.core.disasm(m, pc), strings.Join(parts, " ")))
+	detail := fmt.Sprintf("fetched %s (%s) assembled from different writes: %s",
+		m.core.hex(f.bytes[:n]), m.core.disasm(m, pc), strings.Join(parts, " "))
+	if f.stale {
+		detail += fmt.Sprintf("; cpu%d had last synchronized at step %d (%s)", c, m.syncStep[c], m.syncWhy[c])
+	}
+	m.hazard(detect.TornFetch, int(c), int(t), pc, detail)
+}
+
+// checkTornDirty is checkTorn over the bytes of a fetch window that some
+// store may write (the instruction's length being unknown).
+func (m *Machine) checkTornDirty(c, t int8, pc, off uint64, f fetched) {
+	n := 0
+	for n < len(f.bytes) && m.st.fetch.dirtyOf[off+uint64(n)] >= 0 {
+		n++
+	}
+	if n > 1 {
+		m.checkTorn(c, t, pc, fetched{f.bytes[:n], f.prov[:n], true}, n)
+	}
 }
 
 // writeName names the write that produced a byte, for hazard details.
@@ -362,7 +415,8 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 }
 
 // sitePass notes that task t fetched the instruction at pc inside site.
-func (m *Machine) sitePass(c int8, t int8, site int, pc uint64, n int) {
+func (m *Machine) sitePass(c int8, t int8, site int, pc uint64, f fetched) {
+	n := len(f.bytes)
 	p := &m.tasks[t].Pass
 	if p.Open && int(p.Site) != site {
 		m.closePass(c, t)
@@ -378,8 +432,7 @@ func (m *Machine) sitePass(c int8, t int8, site int, pc uint64, n int) {
 	if off+n > s.Len {
 		n = s.Len - off
 	}
-	b := m.text[pc-m.img.Base : pc-m.img.Base+uint64(n)]
-	p.Fetch(off, b, m.prov[pc-m.img.Base:pc-m.img.Base+uint64(n)])
+	p.Fetch(off, f.bytes[:n], f.prov[:n])
 	if m.cfg.Record {
 		m.lastPass(t).Pass = *p
 	}

@@ -60,8 +60,8 @@ func TestObjectPreflight(t *testing.T) {
 		{"x86-fentry-fixture.o", "big", ""},
 		{"arm-unsupported.o", "odd", "cannot run even unpatched: fault at step 10, cpu 0, task 0, pc 0x8044 <odd+0x8>: pc 0x8044: e10f3000 (mrs r3, apsr): unsupported instruction"},
 		{"x86-fentry-unsupported.o", "odd", "<odd+0x5>: pc 0x401055: 0f 31 (rdtsc): unsupported instruction"},
-		{"arm-runaway.o", "spin", "step budget of 100000 steps used up (runaway execution)"},
-		{"x86-fentry-runaway.o", "spin", "step budget of 100000 steps used up (runaway execution)"},
+		{"arm-runaway.o", "spin", "step budget of 4000000 steps used up (runaway execution) at pc"},
+		{"x86-fentry-runaway.o", "spin", "step budget of 4000000 steps used up (runaway execution) at pc"},
 	} {
 		file, fn, want := c.file, c.fn, c.want
 		arch, build, err := objectImage(filepath.Join(objFixtures, file), fn, "3,5,7,11", 1)

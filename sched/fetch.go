@@ -1,0 +1,407 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcountsim/mcountsim/detect"
+)
+
+// Instruction fetch through per-CPU views (model.md §1a).
+//
+// Every text byte that some store of the program may write (a "dirty"
+// byte) has a history: its compiled value and then the value of every write
+// to it, in the order the patcher performs them. Write ids are that order
+// (the patcher's program is a fixed sequence), so the history of each
+// dirty byte is known when the machine is built.
+//
+// Each CPU keeps, per dirty byte, the oldest write it may still fetch (its
+// floor): the byte's latest write at the CPU's last synchronization point,
+// raised by the CPU's own stores and by what it has already fetched. A
+// fetch of dirty bytes whose floor is older than their latest write may
+// see any value between the two, byte by byte — except that the bytes of
+// one single-copy-atomic store (naturally aligned, at most 8 bytes) are
+// seen together, old or new. Which combination the CPU fetches is the
+// explorer's choice (Action.Fetch), numbered from the newest bytes (0, the
+// only choice when the view is up to date) down.
+//
+// A synchronization point (taking or returning from an interrupt or an
+// exception where the ISA says so, the sync_core IPI, entering and
+// leaving the stopper, the ISA's own synchronizing instructions) makes the
+// CPU's view the latest. A CPU also remembers, per dirty byte, the write it
+// had when it last synchronized (synced): the concurrent-modification rule
+// of ARM and arm64 speaks of words changed since then.
+
+// version is one value of a dirty byte: the write id that stored it (0:
+// compiled) and the value.
+type version struct {
+	id  uint16
+	val byte
+}
+
+// fetchStatic is what the views need that never changes: the dirty bytes'
+// histories and the extent of every write.
+type fetchStatic struct {
+	dirtyOf []int32     // per text byte: its index among the dirty bytes, or -1
+	hist    [][]version // per dirty byte: its versions, oldest first
+	wOff    []uint32    // per write id-1: the text offset of the store
+	wLen    []uint8     // per write id-1: its length in bytes
+	wAtomic []bool      // per write id-1: single-copy atomic (aligned, 1, 2, 4 or 8 bytes)
+	// scratch for enumerating the variants of one fetch (Options and
+	// Apply run on one goroutine per machine lineage).
+	variants []fetchVariant
+}
+
+// fetchVariant is one combination of byte values a CPU may fetch.
+type fetchVariant struct {
+	n     int // bytes in the window
+	bytes [maxFetch]byte
+	prov  [maxFetch]uint16
+}
+
+// maxFetch is the longest instruction of any ISA.
+const maxFetch = 16
+
+// initFetch builds the histories from the program (boot writes first, then
+// every op's writes in program order, as the patcher performs them) and
+// starts every CPU synchronized with the booted text.
+func (m *Machine) initFetch(prog *Program) {
+	fs := &fetchStatic{dirtyOf: make([]int32, len(m.text))}
+	for i := range fs.dirtyOf {
+		fs.dirtyOf[i] = -1
+	}
+	for i, o := range m.st.dirty {
+		fs.dirtyOf[o] = int32(i)
+		fs.hist = append(fs.hist, []version{{0, m.img.Text[o]}})
+	}
+	add := func(s Store) {
+		id := uint16(len(fs.wOff) + 1)
+		off := s.Addr - m.img.Base
+		fs.wOff = append(fs.wOff, uint32(off))
+		fs.wLen = append(fs.wLen, uint8(len(s.Bytes)))
+		n := len(s.Bytes)
+		fs.wAtomic = append(fs.wAtomic, (n == 1 || n == 2 || n == 4 || n == 8) && off%uint64(n) == 0)
+		for i, b := range s.Bytes {
+			d := fs.dirtyOf[off+uint64(i)]
+			fs.hist[d] = append(fs.hist[d], version{id, b})
+		}
+	}
+	for _, s := range prog.Boot {
+		add(s)
+	}
+	for _, op := range prog.Ops {
+		switch op.Kind {
+		case OpStore:
+			s := op.Stores[0]
+			if op.Bytewise {
+				for i := range s.Bytes {
+					add(Store{Addr: s.Addr + uint64(i), Bytes: s.Bytes[i : i+1]})
+				}
+			} else {
+				add(s)
+			}
+		case OpStopMachine:
+			for _, s := range op.Stores {
+				add(s)
+			}
+		}
+	}
+	m.st.fetch = fs
+	nd := len(m.st.dirty)
+	m.floor = make([]uint16, m.cfg.CPUs*nd)
+	m.synced = make([]uint16, m.cfg.CPUs*nd)
+	for c := 0; c < m.cfg.CPUs; c++ {
+		m.syncCPU(int8(c), "boot")
+	}
+}
+
+// syncCPU is a synchronization point of CPU c: its view of text becomes the
+// latest.
+func (m *Machine) syncCPU(c int8, why string) {
+	nd := len(m.st.dirty)
+	fl, sy := m.floor[int(c)*nd:int(c+1)*nd], m.synced[int(c)*nd:int(c+1)*nd]
+	for i, o := range m.st.dirty {
+		fl[i] = m.prov[o]
+		sy[i] = m.prov[o]
+	}
+	m.syncStep[c] = m.steps
+	m.syncWhy[c] = why
+}
+
+// ownStore notes that CPU c stored write id at [off, off+n): the storing
+// CPU sees its own stores.
+func (m *Machine) ownStore(c int, off uint64, n int, id uint16) {
+	if c < 0 {
+		return // boot: every CPU synchronizes after it
+	}
+	nd := len(m.st.dirty)
+	for i := 0; i < n; i++ {
+		if d := m.st.fetch.dirtyOf[off+uint64(i)]; d >= 0 {
+			m.floor[c*nd+int(d)] = id
+			m.synced[c*nd+int(d)] = id
+		}
+	}
+}
+
+// stale reports whether CPU c may fetch, in the n bytes at off, an older
+// value than the latest.
+func (m *Machine) stale(c int8, off uint64, n int) bool {
+	fs := m.st.fetch
+	if fs == nil || len(m.st.dirty) == 0 {
+		return false
+	}
+	nd := len(m.st.dirty)
+	end := min(off+uint64(n), uint64(len(m.text)))
+	for o := off; o < end; o++ {
+		if d := fs.dirtyOf[o]; d >= 0 && m.floor[int(c)*nd+int(d)] != m.prov[o] {
+			return true
+		}
+	}
+	return false
+}
+
+// anyStale reports whether CPU c's view is behind anywhere.
+func (m *Machine) anyStale(c int8) bool {
+	nd := len(m.st.dirty)
+	for i, o := range m.st.dirty {
+		if m.floor[int(c)*nd+i] != m.prov[o] {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchVariants enumerates the byte combinations CPU c may fetch at off
+// (a window of the ISA's longest instruction), newest first, one per
+// distinct instruction, into the static scratch, and returns them.
+func (m *Machine) fetchVariants(c int8, pc, off uint64) []fetchVariant {
+	fs := m.st.fetch
+	nd := len(m.st.dirty)
+	n := min(m.shape.maxLen, len(m.text)-int(off))
+	// The choices of each position: its versions from the latest down to
+	// the floor (a clean byte has one).
+	type pos struct {
+		d       int32
+		choices []version // newest first
+	}
+	var ps [maxFetch]pos
+	for j := 0; j < n; j++ {
+		o := off + uint64(j)
+		d := fs.dirtyOf[o]
+		ps[j].d = d
+		if d < 0 {
+			ps[j].choices = nil
+			continue
+		}
+		h := fs.hist[d]
+		lo, hi := -1, -1
+		for k, v := range h {
+			if v.id == m.floor[int(c)*nd+int(d)] {
+				lo = k
+			}
+			if v.id == m.prov[o] {
+				hi = k
+			}
+		}
+		ps[j].choices = h[lo : hi+1]
+	}
+	out := fs.variants[:0]
+	var idx [maxFetch]int // per position: index from the newest
+	for {
+		var v fetchVariant
+		v.n = n
+		for j := 0; j < n; j++ {
+			o := off + uint64(j)
+			if ps[j].d < 0 {
+				v.bytes[j], v.prov[j] = m.text[o], m.prov[o]
+				continue
+			}
+			ch := ps[j].choices[len(ps[j].choices)-1-idx[j]]
+			v.bytes[j], v.prov[j] = ch.val, ch.id
+		}
+		if m.atomicOK(&v, off) {
+			// One variant per distinct instruction: decode to its length.
+			ln := n
+			if k, err := m.core.decode(pc, v.bytes[:n]); err == nil && k > 0 {
+				ln = k
+			}
+			dup := false
+			for i := range out {
+				if out[i].n == ln && out[i].bytes == trimmed(v.bytes, ln) && out[i].prov == trimmedProv(v.prov, ln) {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				v.bytes, v.prov, v.n = trimmed(v.bytes, ln), trimmedProv(v.prov, ln), ln
+				out = append(out, v)
+			}
+		}
+		// Next combination: the last position varies fastest.
+		j := n - 1
+		for ; j >= 0; j-- {
+			if ps[j].d >= 0 && idx[j]+1 < len(ps[j].choices) {
+				idx[j]++
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			break
+		}
+	}
+	fs.variants = out
+	return out
+}
+
+func trimmed(b [maxFetch]byte, n int) [maxFetch]byte {
+	for i := n; i < maxFetch; i++ {
+		b[i] = 0
+	}
+	return b
+}
+
+func trimmedProv(p [maxFetch]uint16, n int) [maxFetch]uint16 {
+	for i := n; i < maxFetch; i++ {
+		p[i] = 0
+	}
+	return p
+}
+
+// atomicOK reports whether a combination keeps every single-copy-atomic
+// store whole: the bytes it wrote inside the window are all at least as new
+// as it, or all older.
+func (m *Machine) atomicOK(v *fetchVariant, off uint64) bool {
+	fs := m.st.fetch
+	for j := 0; j < v.n; j++ {
+		if fs.dirtyOf[off+uint64(j)] < 0 {
+			continue
+		}
+		for k := j + 1; k < v.n; k++ {
+			if fs.dirtyOf[off+uint64(k)] < 0 {
+				continue
+			}
+			// A store covering both j and k, newer than the older of the
+			// two chosen values and not newer than the newer one, splits.
+			lo, hi := v.prov[j], v.prov[k]
+			if lo > hi {
+				lo, hi = hi, lo
+			}
+			for id := lo + 1; id <= hi; id++ {
+				w := int(id) - 1
+				if !fs.wAtomic[w] {
+					continue
+				}
+				a, b := uint64(fs.wOff[w]), uint64(fs.wOff[w])+uint64(fs.wLen[w])
+				if off+uint64(j) >= a && off+uint64(j) < b && off+uint64(k) >= a && off+uint64(k) < b {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// fetched is what a worker's fetch produced: its bytes and, per byte, the
+// write that stored it.
+type fetched struct {
+	bytes []byte
+	prov  []uint16
+	stale bool // the CPU's view was behind: the bytes are one variant of several
+}
+
+// fetch returns the bytes CPU c fetches at off for variant k (0 when the
+// view is up to date: the text as it is), raises c's floors to what it
+// fetched, and checks the concurrent-modification rule.
+func (m *Machine) fetch(c, t int8, pc, off uint64, k int) fetched {
+	end := min(off+uint64(m.shape.maxLen), uint64(len(m.text)))
+	if k == 0 && !m.stale(c, off, int(end-off)) {
+		return fetched{m.text[off:end], m.prov[off:end], false}
+	}
+	vs := m.fetchVariants(c, pc, off)
+	if k >= len(vs) {
+		k = 0
+	}
+	v := &m.fetchBuf
+	*v = vs[k]
+	nd := len(m.st.dirty)
+	for j := 0; j < v.n; j++ {
+		if d := m.st.fetch.dirtyOf[off+uint64(j)]; d >= 0 && m.floor[int(c)*nd+int(d)] < v.prov[j] {
+			m.floor[int(c)*nd+int(d)] = v.prov[j]
+		}
+	}
+	m.checkCMODX(c, t, pc, off, v)
+	return fetched{v.bytes[:v.n], v.prov[:v.n], true}
+}
+
+// checkCMODX reports a fetch of a word that another CPU changed since the
+// fetching CPU last synchronized, where the word's values are not all in
+// the ISA's concurrent-modification set (ARMv7 ARM A3.5.4, ARMv8 ARM
+// B2.2.5): UNPREDICTABLE on real hardware.
+func (m *Machine) checkCMODX(c, t int8, pc, off uint64, v *fetchVariant) {
+	u := uint64(m.shape.cmodxUnit)
+	if u == 0 {
+		return
+	}
+	fs := m.st.fetch
+	nd := len(m.st.dirty)
+	for w := off &^ (u - 1); w < off+uint64(v.n); w += u {
+		if w+u > uint64(len(m.text)) {
+			break
+		}
+		// The word as c last synchronized on it, and as it is now.
+		var old, cur [8]byte
+		changed := false
+		for j := uint64(0); j < u; j++ {
+			o := w + j
+			cur[j] = m.text[o]
+			old[j] = m.text[o]
+			d := fs.dirtyOf[o]
+			if d < 0 {
+				continue
+			}
+			s := m.synced[int(c)*nd+int(d)]
+			if s != m.prov[o] {
+				changed = true
+			}
+			for _, ver := range fs.hist[d] {
+				if ver.id == s {
+					old[j] = ver.val
+				}
+			}
+		}
+		if !changed || m.core.cmodxOK(old[:u], cur[:u]) {
+			continue
+		}
+		id := m.prov[w]
+		m.hazard(detect.CMODX, int(c), int(t), pc, fmt.Sprintf(
+			"cpu%d fetched %s at %s while it changed from %s to %s (%s), concurrent modification and execution outside the architecture's set: UNPREDICTABLE; cpu%d last synchronized at step %d (%s)",
+			c, m.core.hex(v.bytes[:v.n]), nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)),
+			m.core.describe(w+m.img.Base, old[:u]), m.core.describe(w+m.img.Base, cur[:u]), m.writeName(id),
+			c, m.syncStep[c], m.syncWhy[c]))
+		return
+	}
+}
+
+// viewDigest is CPU c's view for the state hash: its floors and the
+// writes it last synchronized on.
+func (m *Machine) viewDigest(c int) uint64 {
+	nd := len(m.st.dirty)
+	var h uint64 = 0x51ed27
+	for i := 0; i < nd; i++ {
+		h = mix(h ^ uint64(m.floor[c*nd+i]) ^ uint64(m.synced[c*nd+i])<<16)
+	}
+	return h
+}
+
+// describeView renders CPU c's stale bytes, for explanations.
+func (m *Machine) describeView(c int8) string {
+	nd := len(m.st.dirty)
+	var parts []string
+	for i, o := range m.st.dirty {
+		if f := m.floor[int(c)*nd+i]; f != m.prov[o] {
+			parts = append(parts, fmt.Sprintf("%s may still see %s", m.img.Name(m.img.Base+uint64(o)), m.writeName(f)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
