@@ -50,6 +50,12 @@ type Scenario struct {
 	StackWords int
 	// Object names what Image links, for reports ("FILE: FUNCTION(ARGS)").
 	Object string
+	// ObjectFile, Function and Args, when Image links an ELF object as
+	// mcountsim check --object FILE --function NAME --args ARGS does, say
+	// so, for reports to print a command that replays the run.
+	ObjectFile string
+	Function   string
+	Args       []int64
 }
 
 // WithDefaults returns s with every zero field set to its default.

@@ -51,34 +51,6 @@ func HTML(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.R
 	return pageTemplate.Execute(w, page)
 }
 
-// ReplayCommand is the mcountsim command line that replays schedule under
-// sc and opts (flags at their CLI defaults are left out).
-func ReplayCommand(sc explore.Scenario, opts explore.Options, schedule string) string {
-	c := ConfigOf(sc, opts)
-	args := []string{"mcountsim", "replay", "--arch", c.Arch, "--strategy", c.Strategy}
-	for _, f := range []struct {
-		name   string
-		v, def int
-	}{
-		{"cpus", c.CPUs, 2}, {"tasks", c.Tasks, 2}, {"iterations", c.Iterations, 2},
-		{"toggles", c.Toggles, 2}, {"functions", c.Functions, 1}, {"bound", c.Bound, explore.DefaultBound},
-	} {
-		if f.v != f.def {
-			args = append(args, "--"+f.name, fmt.Sprint(f.v))
-		}
-	}
-	if c.Preempt != "full" {
-		args = append(args, "--preempt", c.Preempt)
-	}
-	if p := sc.WithDefaults().Prologue; p != "" && p != "fentry" {
-		args = append(args, "--prologue", p)
-	}
-	if c.Strict {
-		args = append(args, "--strict")
-	}
-	return strings.Join(args, " ") + fmt.Sprintf(" --schedule %q", schedule)
-}
-
 // page is what the template renders.
 type page struct {
 	Title          string
