@@ -20,9 +20,10 @@ const (
 	TornFetch           // one fetched instruction assembled from different transitions' bytes
 	MixedSite           // one pass through a site executed words from states the site never held
 	Fault               // undecodable/unsupported instruction, pc or stack out of bounds, runaway
+	BadCall             // a call whose target is not the start of a function or trampoline in text
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

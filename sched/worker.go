@@ -258,6 +258,7 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 	switch flow {
 	case isa.FlowCall:
 		task.Shadow.Call(link, spBefore, target, m.st.callee[target])
+		m.checkCall(c, t, pc, target)
 	case isa.FlowReturn:
 		k, f := task.Shadow.Return(target, spAfter)
 		switch k {
