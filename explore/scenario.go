@@ -78,6 +78,9 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Arch == 0 && s.Strategy != nil {
 		s.Arch = s.Strategy.Arch
 	}
+	if s.Prologue == "" && s.Strategy != nil && s.Image == nil {
+		s.Prologue = s.Strategy.Prologue
+	}
 	if s.Prologue == "" && s.Arch == kernel.X86 {
 		s.Prologue = "fentry"
 	}

@@ -86,13 +86,17 @@ type Step struct {
 
 // Strategy is a complete patch strategy.
 type Strategy struct {
-	Name    string
-	Arch    kernel.Arch
-	Origin  string
-	Forms   []Form
-	Boot    []Ref  // what ftrace_init() writes before anything runs
-	Enable  []Step // disabled -> enabled
-	Disable []Step // enabled -> disabled
+	Name   string
+	Arch   kernel.Arch
+	Origin string
+	// Prologue is the call-site layout the strategy patches
+	// (kernel.Config.Prologue: "pfe2", "pfe4-2" or "pg" on arm64); empty
+	// means the arch's default, or whatever the scenario asks for.
+	Prologue string
+	Forms    []Form
+	Boot     []Ref  // what ftrace_init() writes before anything runs
+	Enable   []Step // disabled -> enabled
+	Disable  []Step // enabled -> disabled
 	// Enabled and Disabled name the forms a site holds in each state, for
 	// documentation and for the int3 handler's "new instruction".
 	Enabled, Disabled string
