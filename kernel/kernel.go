@@ -132,7 +132,8 @@ type Config struct {
 	Iterations int // workload iterations per worker; default 2
 	// Prologue selects the call-site flavour: on x86 "fentry" (default,
 	// gcc -pg -mfentry) or "mcount" (plain gcc -pg); on arm64 "pfe2"
-	// (default), "pfe4-2" or "pg" (see ARM64PFE2).
+	// (default), "pfe4-2" or "pg" (see ARM64PFE2); on riscv64 the era,
+	// "mcount", "pfe16", "pfe8" or "atomic" (default; see RVMcount).
 	Prologue string
 }
 
@@ -153,6 +154,9 @@ func Build(arch Arch, cfg Config) (*Image, error) {
 	if arch == ARM64 && cfg.Prologue == "" {
 		cfg.Prologue = ARM64PFE2
 	}
+	if arch == RISCV64 && cfg.Prologue == "" {
+		cfg.Prologue = RVAtomic
+	}
 	cfg.defaults()
 	if cfg.Functions < 1 || cfg.Functions > 64 {
 		return nil, fmt.Errorf("functions must be 1..64, got %d", cfg.Functions)
@@ -167,6 +171,8 @@ func Build(arch Arch, cfg Config) (*Image, error) {
 		return buildX86(cfg)
 	case ARM64:
 		return buildARM64(cfg)
+	case RISCV64:
+		return buildRISCV(cfg)
 	}
 	return nil, fmt.Errorf("unknown arch %v", arch)
 }
