@@ -230,7 +230,7 @@ func (a rvText) trampolines(era string) {
 		sd(riscv.RA, 8)
 		w(riscv.Addi(riscv.S0, riscv.SP, rvABISize0))
 		a.call(riscv.RA, "trace_function") // ftrace_call
-		ld(riscv.RA, 8) // RESTORE_ABI_STATE
+		ld(riscv.RA, 8)                    // RESTORE_ABI_STATE
 		ld(riscv.S0, 0)
 		addSP(rvABISize0)
 		w(riscv.Ret())
@@ -277,7 +277,7 @@ func (a rvText) trampolines(era string) {
 		w(riscv.Mv(riscv.A3, riscv.SP))
 		a.pcrel(riscv.RA, rvFtraceCallDest, func(lo int32) riscv.Word { return riscv.Ld(riscv.RA, riscv.RA, lo) })
 		w(riscv.Jalr(riscv.RA, riscv.RA, 0)) // ftrace_call: REG_L ra, ftrace_call_dest; jalr ra
-		ld(riscv.T0, epc) // RESTORE_ABI_REGS
+		ld(riscv.T0, epc)                    // RESTORE_ABI_REGS
 		ld(riscv.RA, ra)
 		ld(riscv.S0, s0)
 		ld(riscv.T1, t1)
