@@ -138,7 +138,7 @@ var straightA64 = []uint32{
 	0xca030062, // eor x2, x3, x3
 	0x91000463, // add x3, x3, #0x1
 	0xa9bf0fe3, // stp x3, x3, [sp, #-16]!
-	0, // ldp x3, x6, [sp], #16 (filled in: LDP into x3 twice is CONSTRAINED UNPREDICTABLE)
+	0,          // ldp x3, x6, [sp], #16 (filled in: LDP into x3 twice is CONSTRAINED UNPREDICTABLE)
 }
 
 func straightImageA64(tb testing.TB) *kernel.Image {
