@@ -47,12 +47,14 @@ const (
 	rvABISize0  = 16  // era 0 SAVE_ABI_STATE: s0, ra
 )
 
-// rvRegsGap puts ftrace_regs_caller 4 KiB beyond ftrace_caller, so that
-// for every site the auipc+jalr pairs of the two targets differ in both
-// halves (upper 20 and low 12 bits), as they do in a real kernel for the
-// sites whose offsets to the two trampolines straddle a 4 KiB boundary, and
-// always for a direct trampoline elsewhere in text.
-const rvRegsGap = 0x1000
+// rvRegsGap puts ftrace_regs_caller 4 KiB + 256 bytes beyond
+// ftrace_caller, so that for every site the auipc+jalr pairs of the two
+// targets differ in both halves (upper 20 and low 12 bits), as they do in a
+// real kernel for the sites whose offsets to the two trampolines straddle a
+// 4 KiB boundary, and always for a direct trampoline elsewhere in text. (A
+// distance of exactly 4 KiB would give equal low halves, and an old auipc
+// with a new jalr would land on the old target.)
+const rvRegsGap = 0x1100
 
 // buildRISCV lays out the RV64GC text:
 //

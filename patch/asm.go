@@ -34,6 +34,8 @@ func Assemble(img *kernel.Image, insn string, addr uint64) ([]byte, error) {
 		return assembleX86(img, s, insn, addr)
 	case kernel.ARM64:
 		return assembleARM64(img, s, insn, addr)
+	case kernel.RISCV64:
+		return assembleRISCV(img, s, insn, addr)
 	}
 	return nil, fmt.Errorf("no assembler for %v", img.Arch)
 }

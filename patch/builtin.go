@@ -103,7 +103,7 @@ func Builtins() []*Strategy {
 			Boot:   []Ref{ref("nop5")}, Enable: pokeBP("enabled"), Disable: pokeBP("nop5"),
 			Enabled: "enabled", Disabled: "nop5",
 		},
-	}, arm64Builtins()...)
+	}, append(arm64Builtins(), riscvBuiltins()...)...)
 }
 
 // Lookup returns the built-in strategy called name for arch.

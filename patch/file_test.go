@@ -165,7 +165,7 @@ func edit(n int, repl string) string {
 }
 
 func TestParseFileErrors(t *testing.T) {
-	const ops = "write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off"
+	const ops = "write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off, flush_icache_all"
 	for _, tc := range []struct{ name, text, want string }{
 		// Syntax.
 		{"unknown keyword", edit(3, "stat enabled=enabled"), `f:3: unknown keyword "stat" (want one of strategy, arch, origin, state, form, boot, enable, disable, config)`},

@@ -30,6 +30,8 @@ func (m *Machine) checkCall(c, t int8, pc, target uint64) {
 	where := "outside text"
 	if n := m.img.Name(target); n != "" {
 		where = "inside " + n + ", not the start of a function or trampoline"
+	} else if target >= m.img.Base && target < m.img.Base+uint64(len(m.text)) {
+		where = "in text that no symbol covers"
 	}
 	detail := fmt.Sprintf("call from %#x <%s> to %#x, %s", pc, nameOr(m.img.Name(pc), "?"), target, where)
 	if x, ok := m.core.(callExplainer); ok {
