@@ -93,6 +93,9 @@ type Measurement struct {
 	Baseline  Count
 	Disabled  Count
 	Enabled   Count
+	// CPUs are the CPUs cycles were asked for, in order (none with
+	// NoCycles).
+	CPUs []string
 }
 
 // Counts returns the three counts in the order of Forms.
@@ -223,6 +226,7 @@ func Measure(sc explore.Scenario, opts MeasureOptions) (*Measurement, error) {
 				return nil, err
 			}
 		}
+		me.CPUs = cpus
 		predictAll(img.Arch.String(), cpus, []*Count{&me.Baseline, &me.Disabled, &me.Enabled})
 	}
 	return me, nil
@@ -425,8 +429,9 @@ func (t *tracer) count(c *call, withSites bool) Count {
 // MCAText turns an instruction of arch as the simulator's disassemblers
 // print it (golang.org/x/arch's GNU syntax) into what llvm-mca's
 // assembler reads: the " <symbol+off>" annotation after a branch target
-// is dropped, blanks are trimmed, and on x86 the mnemonics x86asm spells
-// in Intel's manual's way get their AT&T names (movsxd: movslq). It is
+// is dropped, blanks are trimmed, on x86 the mnemonics x86asm spells in
+// Intel's manual's way get their AT&T names (movsxd: movslq), and on
+// riscv64 a conditional branch's absolute target becomes offset 0. It is
 // the one place where trace text is fixed up for llvm-mca (Predict then
 // rewrites calls, see there).
 func MCAText(arch kernel.Arch, text string) string {
@@ -434,13 +439,30 @@ func MCAText(arch kernel.Arch, text string) string {
 		text = text[:i]
 	}
 	text = strings.TrimSpace(text)
-	if arch == kernel.X86 {
-		op, rest, _ := strings.Cut(text, " ")
+	op, rest, _ := strings.Cut(text, " ")
+	switch arch {
+	case kernel.X86:
 		if att, ok := x86ATT[op]; ok {
 			text = strings.TrimSpace(att + " " + rest)
 		}
+	case kernel.RISCV64:
+		// The disassembler prints a branch's absolute target; the
+		// assembler reads an offset (a 13-bit one). llvm-mca ignores
+		// branch targets, so the offset becomes 0.
+		if rvBranch[op] {
+			if i := strings.LastIndexByte(text, ','); i >= 0 && strings.HasPrefix(strings.TrimSpace(text[i+1:]), "0x") {
+				text = text[:i+1] + " 0"
+			}
+		}
 	}
 	return text
+}
+
+// rvBranch are the riscv64 conditional branches (and their aliases).
+var rvBranch = map[string]bool{
+	"beq": true, "bne": true, "blt": true, "bge": true, "bltu": true, "bgeu": true,
+	"beqz": true, "bnez": true, "blez": true, "bgez": true, "bltz": true, "bgtz": true,
+	"bgt": true, "ble": true, "bgtu": true, "bleu": true,
 }
 
 // x86ATT maps x86asm's GNU-syntax mnemonics that GNU as and LLVM do not

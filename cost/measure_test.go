@@ -170,6 +170,9 @@ func TestMCAText(t *testing.T) {
 		{kernel.X86, "movsxd %edi,%rax", "movslq %edi,%rax"},
 		{kernel.X86, "nopl (%rax,%rax) ", "nopl (%rax,%rax)"},
 		{kernel.ARM, "movsxd r0", "movsxd r0"}, // only x86 mnemonics are renamed
+		{kernel.RISCV64, "bnez t1,0x201180", "bnez t1, 0"},
+		{kernel.RISCV64, "beq a0,a1,0x10 <f0+0x4>", "beq a0,a1, 0"},
+		{kernel.RISCV64, "addi a0,a0,0x10", "addi a0,a0,0x10"},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, MCAText(tc.arch, tc.text), tc.text)
@@ -366,4 +369,27 @@ func TestPlotObjectSVG(t *testing.T) {
 	for i := 1; i < len(o.Strategies); i++ {
 		assert.Equal(t, 1, doc.fills[hexColor(plotutil.Color(i))], "strategy %d's box", i)
 	}
+}
+
+// TestMeasureEveryArch: every arch with built-in strategies (riscv64 and
+// arm64 included, as they land) measures in all three forms: the disabled
+// site costs at least one instruction over the baseline and the enabled
+// one more than the disabled.
+func TestMeasureEveryArch(t *testing.T) {
+	n := 0
+	for _, arch := range []kernel.Arch{kernel.ARM, kernel.X86, kernel.RISCV64, kernel.ARM64} {
+		for _, st := range Strategies(arch) {
+			n++
+			m, err := Measure(explore.Scenario{Strategy: st}, MeasureOptions{NoCycles: true})
+			require.NoError(t, err, "%v %s", arch, st.Name)
+			d := m.Dormant()
+			assert.GreaterOrEqual(t, d.Instructions, 1, "%v %s", arch, st.Name)
+			assert.Greater(t, m.Enabled.Instructions, m.Disabled.Instructions, "%v %s", arch, st.Name)
+			// At least the site's bytes: more when the "disabled" form
+			// itself calls out (rv-pfe8-retarget's two states are both
+			// calls, to ftrace_caller and ftrace_regs_caller).
+			assert.GreaterOrEqual(t, d.Bytes, m.Site.Len, "%v %s", arch, st.Name)
+		}
+	}
+	assert.GreaterOrEqual(t, n, 9)
 }
