@@ -191,9 +191,10 @@ type Machine struct {
 	done        bool
 
 	// Record mode only.
-	writes []Write
-	trace  []Event
-	passes []PassRecord
+	writes   []Write
+	trace    []Event
+	stackRec *stackLog // stack stores (stackrec.go)
+	passes   []PassRecord
 }
 
 type siteSnap = [detect.MaxSiteBytes]uint16

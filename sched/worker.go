@@ -96,6 +96,9 @@ func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
 		m.stackSum[0] += nw[0]
 		m.stackSum[1] += nw[1]
 	}
+	if m.cfg.Record {
+		m.recordStack(a, size, reg)
+	}
 }
 
 func le32(b []byte) uint32 {
