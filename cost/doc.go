@@ -1,5 +1,6 @@
-// Package cost answers "what does a dormant call site cost?" in two ways
-// that do not depend on the simulator.
+// Package cost answers "what does a dormant call site cost?" in three
+// ways: statistics for noisy measurements, llvm-mca predictions, and exact
+// counts from the simulator's execution.
 //
 // For measurements that have noise (repeated benchmark runs), Compare puts
 // two samples side by side the way benchstat does, with
@@ -16,8 +17,22 @@
 // CPUs lists the CPUs reported by default for each architecture: the ones
 // whose LLVM 14 model schedules the instructions of every site form.
 //
-// Imports: the standard library and golang.org/x/perf (benchmath, benchfmt)
-// only. The package never imports sched, explore, patch or any ISA leaf:
-// the simulator's cost command sits above it, counts instructions by
-// executing them, and hands this package the executed sequence as text.
+// For code, Measure counts what one call of a traced function executes
+// with its call site in three forms — Baseline (the site's bytes absent),
+// Disabled (the strategy's boot form) and Enabled (after the enable
+// transition: call, trampoline, tracer hook) — by running the scenario in
+// the simulator (one CPU, one task, no preemption, one enable transition)
+// and reading the recorded execution: bytes, instructions, memory
+// accesses, taken branches, 64-byte I-cache lines, and the cycles Predict
+// gives for the executed sequence on each CPU. Nothing is looked up by a
+// strategy's name. MeasureObject does the same for every traced function
+// of an ELF object, and PlotStrategies and PlotObject draw the results as
+// SVG with gonum.org/v1/plot.
+//
+// Imports: the standard library, golang.org/x/perf (benchmath, benchfmt),
+// gonum.org/v1/plot, and for Measure the simulator's packages explore,
+// patch, kernel, sched, isa and objfile (scenarios, strategies, images,
+// the recorded events and their isa.Flow, ELF site discovery). The
+// package sits above explore and below cmd: nothing in the simulator
+// imports it, and Predict and the statistics need none of it.
 package cost

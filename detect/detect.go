@@ -20,10 +20,11 @@ const (
 	TornFetch           // one fetched instruction assembled from different transitions' bytes
 	MixedSite           // one pass through a site executed words from states the site never held
 	Fault               // undecodable/unsupported instruction, pc or stack out of bounds, no int3 handler table
+	BadCall             // a call whose target is not the start of a function or trampoline in text
 	CMODX               // a fetch of a word another CPU changed since this one synchronized, outside the ISA's concurrent-modification set
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "cmodx"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

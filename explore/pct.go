@@ -177,17 +177,17 @@ func (e *engine) shrink(res *Result, path []int32) (*Result, error) {
 type sampler struct {
 	firstHazard
 	outOfSteps bool // a run used up its step budget
-	root  *sched.Machine
-	m     *sched.Machine
-	bound int
-	rng   *rand.Rand
-	buf   []sched.Action
-	path  []int32
-	pct   bool
-	depth int
-	k, n  int
-	prio  [sched.MaxTasks]int
-	chg   []int
+	root       *sched.Machine
+	m          *sched.Machine
+	bound      int
+	rng        *rand.Rand
+	buf        []sched.Action
+	path       []int32
+	pct        bool
+	depth      int
+	k, n       int
+	prio       [sched.MaxTasks]int
+	chg        []int
 }
 
 // run performs run i and reports whether it reached a hazard (the choices

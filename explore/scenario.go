@@ -46,10 +46,17 @@ type Scenario struct {
 	// a real object linked by kernel.BuildObject. Functions and Prologue
 	// are then unused.
 	Image func() (*kernel.Image, error)
-	// StackWords is each task's stack in words (default 64).
+	// StackWords is each task's stack in words (default 64; 128 on
+	// riscv64, whose trampolines save a 288-byte pt_regs).
 	StackWords int
 	// Object names what Image links, for reports ("FILE: FUNCTION(ARGS)").
 	Object string
+	// ObjectFile, Function and Args, when Image links an ELF object as
+	// mcountsim check --object FILE --function NAME --args ARGS does, say
+	// so, for reports to print a command that replays the run.
+	ObjectFile string
+	Function   string
+	Args       []int64
 }
 
 // WithDefaults returns s with every zero field set to its default.
@@ -71,6 +78,12 @@ func (s Scenario) WithDefaults() Scenario {
 	}
 	if s.Arch == 0 && s.Strategy != nil {
 		s.Arch = s.Strategy.Arch
+	}
+	if s.Prologue == "" && s.Strategy != nil && s.Image == nil {
+		s.Prologue = s.Strategy.Prologue
+	}
+	if s.StackWords == 0 && s.Arch == kernel.RISCV64 {
+		s.StackWords = 128
 	}
 	if s.Prologue == "" && s.Arch == kernel.X86 {
 		s.Prologue = "fentry"

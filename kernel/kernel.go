@@ -130,8 +130,10 @@ type Image struct {
 type Config struct {
 	Functions  int // traced functions, each with one site; default 1
 	Iterations int // workload iterations per worker; default 2
-	// Prologue selects the x86 call-site flavour: "fentry" (default,
-	// gcc -pg -mfentry) or "mcount" (plain gcc -pg).
+	// Prologue selects the call-site flavour: on x86 "fentry" (default,
+	// gcc -pg -mfentry) or "mcount" (plain gcc -pg); on arm64 "pfe2"
+	// (default), "pfe4-2" or "pg" (see ARM64PFE2); on riscv64 the era,
+	// "mcount", "pfe16", "pfe8" or "atomic" (default; see RVMcount).
 	Prologue string
 }
 
@@ -149,6 +151,12 @@ func (c *Config) defaults() {
 
 // Build returns the image for arch and cfg.
 func Build(arch Arch, cfg Config) (*Image, error) {
+	if arch == ARM64 && cfg.Prologue == "" {
+		cfg.Prologue = ARM64PFE2
+	}
+	if arch == RISCV64 && cfg.Prologue == "" {
+		cfg.Prologue = RVAtomic
+	}
 	cfg.defaults()
 	if cfg.Functions < 1 || cfg.Functions > 64 {
 		return nil, fmt.Errorf("functions must be 1..64, got %d", cfg.Functions)
@@ -161,6 +169,10 @@ func Build(arch Arch, cfg Config) (*Image, error) {
 		return buildARM(cfg)
 	case X86:
 		return buildX86(cfg)
+	case ARM64:
+		return buildARM64(cfg)
+	case RISCV64:
+		return buildRISCV(cfg)
 	}
 	return nil, fmt.Errorf("unknown arch %v", arch)
 }

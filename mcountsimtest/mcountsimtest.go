@@ -144,9 +144,12 @@ func fail(t testing.TB, sc explore.Scenario, opts explore.Options, res *explore.
 	if res.Verdict == explore.Unsafe || res.Mode == "replay" {
 		fmt.Fprintf(&b, "replay:   explore.Replay(sc, %q, opts)\n", res.Schedule)
 		fmt.Fprintf(&b, "          %s\n", report.ReplayCommand(sc, opts, res.Schedule))
+		if note := report.ReplayNote(sc, res.Schedule); note != "" {
+			fmt.Fprintf(&b, "          (%s)\n", note)
+		}
 	}
 	b.WriteString("\n")
-	if err := report.Text(&b, res); err != nil {
+	if err := report.TextFor(&b, sc, opts, res); err != nil {
 		fmt.Fprintf(&b, "(text report failed: %v)\n", err)
 	}
 	where := "HTML timeline: "

@@ -217,3 +217,19 @@ func TestRequireSafeRun(t *testing.T) {
 func FuzzSchedulesPopLR(f *testing.F) {
 	FuzzSchedules(f, arm(f, "pop-lr"), bound2)
 }
+
+// Issue 14, point 1: the zero Options is the documented default (bound 2),
+// so RequireSafe with Options{} fails on the seed race; asking for bound 0
+// (NoPreemptions) is what makes it pass.
+func TestRequireSafeZeroOptionsIsDefaultBound(t *testing.T) {
+	f := run(t, func(tb testing.TB) { RequireSafe(tb, arm(t, "nop-nop"), explore.Options{}) })
+	require.True(t, f.failed, "Options{} must search bound %d and find the race", explore.DefaultBound)
+	assert.True(t, f.stopped)
+	assert.Contains(t, f.output(), "verdict:  UNSAFE: a hazard within preemption bound 2")
+
+	f = run(t, func(tb testing.TB) {
+		res := RequireSafe(tb, arm(t, "nop-nop"), explore.Options{Bound: explore.NoPreemptions})
+		assert.Equal(tb, 0, res.Space.Bound)
+	})
+	assert.False(t, f.failed, f.output())
+}

@@ -16,7 +16,8 @@ import (
 //
 // ARM: "push {lr}" (e52de004, GCC's form), "pop {lr}" (e8bd4000, the
 // kernel's form), "mov r0, r0", "nop", "add sp, sp, #4", "b .+N",
-// "b SYMBOL", "bl SYMBOL", "bl .+N", or 8 hex digits.
+// "b SYMBOL", "bl SYMBOL", "bl .+N", or 8 hex digits. arm64: see
+// assembleARM64.
 func Assemble(img *kernel.Image, insn string, addr uint64) ([]byte, error) {
 	s := strings.Join(strings.Fields(strings.ToLower(insn)), " ")
 	switch img.Arch {
@@ -31,6 +32,10 @@ func Assemble(img *kernel.Image, insn string, addr uint64) ([]byte, error) {
 		return w.Bytes(), nil
 	case kernel.X86:
 		return assembleX86(img, s, insn, addr)
+	case kernel.ARM64:
+		return assembleARM64(img, s, insn, addr)
+	case kernel.RISCV64:
+		return assembleRISCV(img, s, insn, addr)
 	}
 	return nil, fmt.Errorf("no assembler for %v", img.Arch)
 }

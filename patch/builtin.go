@@ -49,7 +49,7 @@ func twoStep(name, origin string, wait StepKind) *Strategy {
 
 // Builtins returns the built-in strategies (model.md §2), freshly built.
 func Builtins() []*Strategy {
-	return []*Strategy{
+	return append([]*Strategy{
 		{
 			Name: "nop-nop", Arch: kernel.ARM,
 			Origin: "seed 000: both words to mov r0,r0 (unsafe under preemption)",
@@ -103,7 +103,7 @@ func Builtins() []*Strategy {
 			Boot:   []Ref{ref("nop5")}, Enable: pokeBP("enabled"), Disable: pokeBP("nop5"),
 			Enabled: "enabled", Disabled: "nop5",
 		},
-	}
+	}, append(arm64Builtins(), riscvBuiltins()...)...)
 }
 
 // Lookup returns the built-in strategy called name for arch.

@@ -63,7 +63,7 @@ func ExampleParseFile_errors() {
 	// Output:
 	// bad.strategy:3: form bad, offset 0: "ffffffff" (ffffffff) does not decode
 	// bad.strategy:3: form nops: offset 8 is outside the 8-byte site
-	// bad.strategy:6: disable: unknown operation "stopmachine" (want one of write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off)
+	// bad.strategy:6: disable: unknown operation "stopmachine" (want one of write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off, flush_icache_all)
 }
 
 // A strategy built in Go from the same operations: jump over the call,

@@ -262,7 +262,7 @@ func (p *parser) line(text string) error {
 		return nil
 	}
 	switch key {
-	case "strategy", "arch", "origin", "state", "boot":
+	case "strategy", "arch", "origin", "state", "boot", "layout":
 		if first, ok := p.once[key]; ok {
 			return p.errf(p.n, "second %s line (the first is line %d)", key, first)
 		}
@@ -281,6 +281,13 @@ func (p *parser) line(text string) error {
 			return p.errf(p.n, "%v", err)
 		}
 		p.s.Arch = a
+	case "layout":
+		// The call-site layout the strategy patches (Strategy.Prologue).
+		name, err := oneName("layout", rest)
+		if err != nil {
+			return p.errf(p.n, "%v", err)
+		}
+		p.s.Prologue = name
 	case "origin":
 		if strings.HasPrefix(rest, `"`) {
 			o, err := strconv.Unquote(rest)
@@ -656,10 +663,10 @@ func (p *parser) finish() error {
 			}
 		}
 	}
-	if p.cfg.Prologue != nil && p.s.Arch != kernel.X86 {
-		return p.errf(p.keys["prologue"], "config: prologue applies to arch x86 only")
+	if p.cfg.Prologue != nil && p.s.Arch != kernel.X86 && p.s.Arch != kernel.ARM64 {
+		return p.errf(p.keys["prologue"], "config: prologue applies to arch x86 and arm64 only")
 	}
-	cfg := kernel.Config{}
+	cfg := kernel.Config{Prologue: p.s.Prologue}
 	if p.cfg.Prologue != nil {
 		cfg.Prologue = *p.cfg.Prologue
 	}
@@ -688,6 +695,9 @@ func Format(s *Strategy) string {
 	}
 	line("strategy", "%s", s.Name)
 	line("arch", "%v", s.Arch)
+	if s.Prologue != "" {
+		line("layout", "%s", s.Prologue)
+	}
 	if s.Origin != "" {
 		line("origin", "%s", strconv.Quote(s.Origin))
 	}

@@ -165,7 +165,7 @@ func edit(n int, repl string) string {
 }
 
 func TestParseFileErrors(t *testing.T) {
-	const ops = "write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off"
+	const ops = "write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off, flush_icache_all"
 	for _, tc := range []struct{ name, text, want string }{
 		// Syntax.
 		{"unknown keyword", edit(3, "stat enabled=enabled"), `f:3: unknown keyword "stat" (want one of strategy, arch, origin, state, form, boot, enable, disable, config)`},
@@ -215,7 +215,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"config bad bool", base + "config strict=yes", `f:15: config: strict: want true or false, got "yes"`},
 		{"config bad prologue", base + "config prologue=pg", `f:15: config: prologue: want fentry or mcount, got "pg"`},
 		{"config twice", base + "config bound=1\nconfig bound=2", `f:16: config: bound given twice (first on line 15)`},
-		{"prologue on arm", base + "config prologue=mcount", `f:15: config: prologue applies to arch x86 only`},
+		{"prologue on arm", base + "config prologue=mcount", `f:15: config: prologue applies to arch x86 and arm64 only`},
 		// Whole-file checks.
 		{"empty file", "", `f:1: no strategy line (a file needs strategy, arch, form, boot, enable and disable lines)`},
 		{"no arch", edit(2, "# no arch"), `f:14: no arch line (a file needs strategy, arch, form, boot, enable and disable lines)`},

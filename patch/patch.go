@@ -45,9 +45,12 @@ const (
 	BreakpointOn
 	// BreakpointOff withdraws the table, waiting for handlers in flight.
 	BreakpointOff
+	// FlushIcacheAll is RISC-V's flush_icache_all(): a local fence.i, then
+	// a fence.i IPI that every other hart takes at an instruction boundary.
+	FlushIcacheAll
 )
 
-var stepNames = [...]string{"", "write", "stop_machine", "synchronize_sched", "synchronize_rcu_tasks", "sync_core", "bp_on", "bp_off"}
+var stepNames = [...]string{"", "write", "stop_machine", "synchronize_sched", "synchronize_rcu_tasks", "sync_core", "bp_on", "bp_off", "flush_icache_all"}
 
 func (k StepKind) String() string {
 	if int(k) < len(stepNames) {
@@ -86,13 +89,17 @@ type Step struct {
 
 // Strategy is a complete patch strategy.
 type Strategy struct {
-	Name    string
-	Arch    kernel.Arch
-	Origin  string
-	Forms   []Form
-	Boot    []Ref  // what ftrace_init() writes before anything runs
-	Enable  []Step // disabled -> enabled
-	Disable []Step // enabled -> disabled
+	Name   string
+	Arch   kernel.Arch
+	Origin string
+	// Prologue is the call-site layout the strategy patches
+	// (kernel.Config.Prologue: "pfe2", "pfe4-2" or "pg" on arm64); empty
+	// means the arch's default, or whatever the scenario asks for.
+	Prologue string
+	Forms    []Form
+	Boot     []Ref  // what ftrace_init() writes before anything runs
+	Enable   []Step // disabled -> enabled
+	Disable  []Step // enabled -> disabled
 	// Enabled and Disabled name the forms a site holds in each state, for
 	// documentation and for the int3 handler's "new instruction".
 	Enabled, Disabled string
@@ -224,7 +231,7 @@ func (s *Strategy) Validate(img *kernel.Image) error {
 			return invalid("%s has no steps", tr.name)
 		}
 		for i, st := range tr.steps {
-			if st.Kind < Write || st.Kind > BreakpointOff {
+			if st.Kind < Write || st.Kind > FlushIcacheAll {
 				return errAt(st.Pos, "%s step %d: unknown operation %v", tr.name, i+1, st.Kind)
 			}
 			if err := check(fmt.Sprintf("%s step %d", tr.name, i+1), st.Writes); err != nil {
@@ -328,6 +335,8 @@ func Compile(s *Strategy, img *kernel.Image, toggles int) (*sched.Program, error
 				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpBreakpointOn, Stores: ss, Transition: k, Label: label})
 			case BreakpointOff:
 				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpBreakpointOff, Transition: k, Label: label})
+			case FlushIcacheAll:
+				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpFlushIcacheAll, Transition: k, Label: label})
 			}
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcountsim/mcountsim/explore"
@@ -51,34 +53,6 @@ func HTML(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.R
 	return pageTemplate.Execute(w, page)
 }
 
-// ReplayCommand is the mcountsim command line that replays schedule under
-// sc and opts (flags at their CLI defaults are left out).
-func ReplayCommand(sc explore.Scenario, opts explore.Options, schedule string) string {
-	c := ConfigOf(sc, opts)
-	args := []string{"mcountsim", "replay", "--arch", c.Arch, "--strategy", c.Strategy}
-	for _, f := range []struct {
-		name   string
-		v, def int
-	}{
-		{"cpus", c.CPUs, 2}, {"tasks", c.Tasks, 2}, {"iterations", c.Iterations, 2},
-		{"toggles", c.Toggles, 2}, {"functions", c.Functions, 1}, {"bound", c.Bound, explore.DefaultBound},
-	} {
-		if f.v != f.def {
-			args = append(args, "--"+f.name, fmt.Sprint(f.v))
-		}
-	}
-	if c.Preempt != "full" {
-		args = append(args, "--preempt", c.Preempt)
-	}
-	if p := sc.WithDefaults().Prologue; p != "" && p != "fentry" {
-		args = append(args, "--prologue", p)
-	}
-	if c.Strict {
-		args = append(args, "--strict")
-	}
-	return strings.Join(args, " ") + fmt.Sprintf(" --schedule %q", schedule)
-}
-
 // page is what the template renders.
 type page struct {
 	Title          string
@@ -91,6 +65,7 @@ type page struct {
 	Reason         string
 	Schedule       string
 	Command        string
+	Note           string // what the command needs first (ReplayNote)
 	Representative bool
 	Steps          int
 	Preemptions    int
@@ -107,7 +82,7 @@ type page struct {
 type lane struct {
 	Name  string
 	Kind  string // "cpu" or "task"
-	Class string // colour class of a task lane
+	Class string // colour class of a task lane, and "lane-idle" for a task with no event in the run
 }
 
 type row struct {
@@ -189,6 +164,31 @@ type pageData struct {
 	Tasks        []string    `json:"tasks"`
 	FirstHazard  int         `json:"firstHazard"`
 	ExplainSteps []int       `json:"explainSteps"`
+	// The stack panel: every store to a task's stack word, oldest first,
+	// the slots hazards name (what the trampoline or the return expected
+	// there), and the task the panel shows first.
+	Stack     []stackView    `json:"stack"`
+	Expected  []expectedSlot `json:"expected"`
+	StackTask int            `json:"stackTask"`
+}
+
+// stackView is one stack store, as the stack panel shows it.
+type stackView struct {
+	Step   int    `json:"step"`
+	Task   int    `json:"task"`
+	Addr   string `json:"addr"`
+	Value  string `json:"value"`
+	Source string `json:"source"` // "written from r4"
+	Insn   string `json:"insn"`   // "f0: push {r4, lr}" (empty: not an instruction of the task)
+}
+
+// expectedSlot is a stack slot a hazard names: the word a trampoline or a
+// return loaded, expecting a saved return address there.
+type expectedSlot struct {
+	Step int    `json:"step"`
+	Task int    `json:"task"`
+	Addr string `json:"addr"`
+	Note string `json:"note"`
 }
 
 type stepState struct {
@@ -237,10 +237,10 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 		}
 		p.Title = fmt.Sprintf("mcountsim: %s %s — replay", cfg.Arch, cfg.Strategy)
 	} else {
-		p.Searched = fmt.Sprintf("%d branching states, %d steps, %d complete runs; reduction: %s",
-			res.States, res.Transitions, res.Runs, res.Space.Reduction)
+		p.Searched = Searched(res)
 	}
 	p.Command = ReplayCommand(sc, opts, run.Schedule)
+	p.Note = ReplayNote(sc, run.Schedule)
 
 	name := func(t int) string { return taskName(run, t) }
 	for c := 0; c < run.CPUs; c++ {
@@ -251,6 +251,30 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 		p.Data.Tasks = append(p.Data.Tasks, name(t))
 	}
 	p.Data.CPUs = run.CPUs
+	active := map[int]bool{}
+	for _, e := range run.Trace {
+		active[e.Task] = true
+	}
+	for i := run.CPUs; i < len(p.Lanes); i++ {
+		if t := i - run.CPUs; t < run.Tasks && !active[t] {
+			p.Lanes[i].Class += " lane-idle"
+		}
+	}
+	for _, w := range m.StackWrites() {
+		insn := ""
+		if w.PC != 0 {
+			insn = fmt.Sprintf("%s: %s", nameOr(w.Where, fmt.Sprintf("%#x", w.PC)), w.Disasm)
+		}
+		p.Data.Stack = append(p.Data.Stack, stackView{Step: w.Step, Task: w.Task, Addr: fmt.Sprintf("%#x", w.Addr),
+			Value: fmt.Sprintf("%08x", w.Value), Source: w.Source, Insn: insn})
+	}
+	for _, h := range run.Hazards {
+		if a, ok := hazardSlot(h.Detail); ok {
+			p.Data.Expected = append(p.Data.Expected, expectedSlot{Step: h.Step, Task: h.Task, Addr: fmt.Sprintf("%#x", a),
+				Note: fmt.Sprintf("%s at step %d: %s loaded this slot expecting a saved return address (%s)",
+					nameOr(h.Where, fmt.Sprintf("%#x", h.PC)), h.Step, taskName(run, h.Task), h.Kind)})
+		}
+	}
 
 	for i, h := range run.Hazards {
 		p.Hazards = append(p.Hazards, hazardView{First: i == 0, Kind: h.Kind.String(), Step: h.Step, CPU: h.CPU,
@@ -259,6 +283,9 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 	}
 	if len(run.Hazards) > 0 {
 		p.Data.FirstHazard = run.Hazards[0].Step
+		if t := run.Hazards[0].Task; t >= 0 && t <= run.Tasks {
+			p.Data.StackTask = t
+		}
 	}
 
 	// The explanation: which site words the task executed, and the writes
@@ -315,6 +342,9 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 		}
 		for t := 0; t <= run.Tasks; t++ {
 			r.Cells[run.CPUs+t] = cell{Class: "st-" + tl.task[t]}
+			if t < run.Tasks && !active[t] {
+				r.Cells[run.CPUs+t].Class += " lane-idle"
+			}
 		}
 		pl := &r.Cells[run.CPUs+run.Tasks]
 		if tl.span != "" {
@@ -682,4 +712,27 @@ func (tl *timeline) writerName(id uint16) string {
 		}
 	}
 	return fmt.Sprintf("write #%d", id)
+}
+
+// slotRE finds the stack slot a foreign-slot or bad-return hazard names.
+//
+// TODO(lead): detect.Hazard should carry the slot as a typed field (the
+// machine has it: loadedFrom); until then the page reads it from the
+// detector's one-line detail, the only place it is.
+var slotRE = regexp.MustCompile(`stack slot (0x[0-9a-f]+)`)
+
+func hazardSlot(detail string) (uint64, bool) {
+	m := slotRE.FindStringSubmatch(detail)
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(m[1], 0, 64)
+	return v, err == nil
+}
+
+func nameOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -89,9 +90,52 @@ func TestHTMLInChromium(t *testing.T) {
 		dom := runChromium(t, bin, url, "--dump-dom")
 		a := bodyAttrs(t, dom)
 		assert.Equal(t, "ok", a["data-status"], "the script ran to its end without errors")
-		assert.Equal(t, "1", a["data-current-step"], "it starts at the first step")
-		assert.Contains(t, string(dom), `<tr id="e0" class="ev-switch switch current"`)
+		assert.Equal(t, strconv.Itoa(hazardStep), a["data-current-step"], "it opens at the hazard, not at step 1")
+		assert.Equal(t, "true", a["data-current-hazard"])
+		assert.Contains(t, string(dom), `<tr id="e0" class="ev-switch switch"`, "the first row is neither current nor greyed")
 	})
+	// Issue 14, point 6: at a projector's sizes, with or without
+	// #step=hazard, the hazard row, the stack panel and the slot the
+	// trampoline expected are in the window (the page measures its own
+	// boxes, getBoundingClientRect, and reports them on <body>).
+	for _, size := range []struct{ w, h int }{{1280, 800}, {1920, 1080}} {
+		for _, frag := range []string{"", "#step=hazard"} {
+			name := fmt.Sprintf("%dx%d%s", size.w, size.h, frag)
+			t.Run(name, func(t *testing.T) {
+				win := fmt.Sprintf("--window-size=%d,%d", size.w, size.h)
+				dom := runChromium(t, bin, url+frag, win, "--dump-dom")
+				a := bodyAttrs(t, dom)
+				assert.Equal(t, "ok", a["data-status"])
+				assert.Equal(t, "measured", a["data-layout"])
+				// The window's inner size: its width, and its height less
+				// the browser's own bars.
+				var vw, vh int
+				_, err := fmt.Sscanf(a["data-viewport"], "%dx%d", &vw, &vh)
+				require.NoError(t, err, a["data-viewport"])
+				assert.Equal(t, size.w, vw)
+				assert.LessOrEqual(t, vh, size.h)
+				assert.Greater(t, vh, size.h*3/4)
+				assert.Equal(t, strconv.Itoa(hazardStep), a["data-current-step"])
+				assert.Equal(t, "true", a["data-hazard-in-view"], "the hazard row is in the window")
+				assert.Equal(t, "true", a["data-current-in-view"])
+				assert.Equal(t, "true", a["data-stack-in-view"], "the stack panel is in the window")
+				assert.Equal(t, "true", a["data-expected-in-view"], "the slot the trampoline expected is in the window")
+				// The stack panel shows worker0's stack: the slot the
+				// trampoline loaded lr from, written from r4 by f0's push.
+				assert.Regexp(t, `<section id="stack" data-task="0" data-slots="\d+">`, string(dom))
+				assert.Regexp(t, `<tr class="expected[^"]*" data-addr="0x1000e8"><td><code>0x1000e8</code></td><td><code>[0-9a-f]{8}</code></td><td>from r4 by <code>f0: push \{r4, lr\}</code> <a class="goto" href="#step=6"`, string(dom))
+				// The idle worker's lane is collapsed.
+				assert.Contains(t, string(dom), `<th class="lane lane-task c-w1 lane-idle"`)
+				shot := filepath.Join(dir, fmt.Sprintf("nop-nop-%dx%d.png", size.w, size.h))
+				runChromium(t, bin, url+frag, win, "--screenshot="+shot)
+				if keep := os.Getenv("MCOUNTSIM_SCREENSHOT_DIR"); keep != "" {
+					b, err := os.ReadFile(shot)
+					require.NoError(t, err)
+					require.NoError(t, os.WriteFile(filepath.Join(keep, filepath.Base(shot)), b, 0o644))
+				}
+			})
+		}
+	}
 	// The "hazard" button, pressed by the page's own script for #step=hazard.
 	t.Run("hazard button", func(t *testing.T) {
 		dom := runChromium(t, bin, url+"#step=hazard", "--dump-dom")
@@ -116,9 +160,9 @@ func TestHTMLInChromium(t *testing.T) {
 		for steps[n] != hazardStep {
 			n++
 		}
-		// The page opens at the first step, where "first" is disabled: every
-		// click counted is one on "next".
-		assert.Equal(t, strconv.Itoa(n), a["data-clicks"], "one click on next per step")
+		// The page opens at the hazard: one click on "first", then one on
+		// "next" per step.
+		assert.Equal(t, strconv.Itoa(n+1), a["data-clicks"], "first, then one click on next per step")
 	})
 	t.Run("screenshot", func(t *testing.T) {
 		shot := filepath.Join(dir, "nop-nop.png")

@@ -22,10 +22,26 @@ type Config struct {
 }
 
 // Document is the JSON form of a result: one object.
+//
+// A replay ("mode": "replay") is one run, not a search: its "verdict" is
+// "UNSAFE" when the run reaches a hazard (it is a counterexample) and
+// NoHazardInRun otherwise, never "SAFE"; "outcome" says it in words.
 type Document struct {
 	Config Config `json:"config"`
 	*explore.Result
+	// Verdict shadows the result's verdict for a replay (see above).
+	Verdict string `json:"verdict"`
+	// Outcome is the replay's outcome in words (replays only).
+	Outcome string `json:"outcome,omitempty"`
+	// ReplayCommand is the command that replays the counterexample (or
+	// the replayed run), and ReplayNote what it needs first, if anything
+	// (see ReplayCommand and ReplayNote).
+	ReplayCommand string `json:"replay_command,omitempty"`
+	ReplayNote    string `json:"replay_note,omitempty"`
 }
+
+// NoHazardInRun is the "verdict" of a replay whose run reaches no hazard.
+const NoHazardInRun = "NO-HAZARD-IN-RUN"
 
 // ConfigOf describes sc and opts.
 func ConfigOf(sc explore.Scenario, opts explore.Options) Config {
@@ -42,5 +58,16 @@ func ConfigOf(sc explore.Scenario, opts explore.Options) Config {
 func JSON(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(Document{Config: ConfigOf(sc, opts), Result: res})
+	doc := Document{Config: ConfigOf(sc, opts), Result: res, Verdict: res.Verdict.String()}
+	if res.Mode == "replay" {
+		doc.Outcome = ReplayVerdict(res)
+		if res.Hazard == nil {
+			doc.Verdict = NoHazardInRun
+		}
+	}
+	if res.Verdict == explore.Unsafe || res.Mode == "replay" {
+		doc.ReplayCommand = ReplayCommand(sc, opts, res.Schedule)
+		doc.ReplayNote = ReplayNote(sc, res.Schedule)
+	}
+	return enc.Encode(doc)
 }

@@ -16,22 +16,28 @@ import (
 
 // Text writes res as a human-readable report: the verdict and the space it
 // covers, then for a hazard its description, the explanation of the site
-// passes, the trace and the replay command's schedule.
+// passes, the trace and the schedule. Without the scenario it cannot print
+// the command that replays the schedule; TextFor can.
 func Text(w io.Writer, res *explore.Result) error {
+	return writeText(w, nil, explore.Options{}, res)
+}
+
+// TextFor is Text for res checked or replayed under sc and opts: the
+// verdict line also names the traced functions and strict mode, and a
+// counterexample ends with the command that replays it (ReplayCommand) and,
+// when that command needs a step first, ReplayNote.
+func TextFor(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.Result) error {
+	return writeText(w, &sc, opts, res)
+}
+
+func writeText(w io.Writer, sc *explore.Scenario, opts explore.Options, res *explore.Result) error {
 	p := &printer{w: w}
 	p.f("scenario: %s\n", res.Space.Scenario)
 	if res.Mode == "replay" {
-		what := "no hazard in this run (a replay says nothing about other schedules)"
-		if res.Hazard != nil {
-			what = "UNSAFE: the schedule reaches a hazard"
-		}
-		p.f("replay:   schedule %q: %s\n", res.Schedule, what)
+		p.f("replay:   schedule %q: %s\n", res.Schedule, ReplayVerdict(res))
 	} else {
-		p.f("verdict:  %s: %s\n", res.Verdict, res.Space.Description)
-	}
-	if res.Mode != "replay" {
-		p.f("searched: %d branching states, %d steps, %d complete runs; reduction: %s\n",
-			res.States, res.Transitions, res.Runs, res.Space.Reduction)
+		p.f("verdict:  %s: %s%s\n", res.Verdict, res.Space.Description, qualifiers(sc, res))
+		p.f("searched: %s\n", Searched(res))
 	}
 	if res.Reason != "" {
 		p.f("stopped:  %s\n", res.Reason)
@@ -39,7 +45,79 @@ func Text(w io.Writer, res *explore.Result) error {
 	if res.Replay != nil {
 		writeRun(p, res)
 	}
+	if res.Verdict == explore.Unsafe || res.Mode == "replay" && res.Hazard != nil {
+		if sc == nil {
+			p.f("\nschedule: %q  (replay: mcountsim replay --schedule %q plus the same flags)\n", res.Schedule, res.Schedule)
+		} else {
+			p.f("\nschedule: %q\nreplay:   %s\n", res.Schedule, ReplayCommand(*sc, opts, res.Schedule))
+			if note := ReplayNote(*sc, res.Schedule); note != "" {
+				p.f("          (%s)\n", note)
+			}
+		}
+	}
 	return p.err
+}
+
+// ReplayVerdict is what one replayed run shows: it reaches a hazard
+// (UNSAFE, a counterexample), or it does not, which says nothing about
+// other schedules and is never SAFE.
+func ReplayVerdict(res *explore.Result) string {
+	if res.Hazard != nil {
+		return "UNSAFE: the schedule reaches a hazard"
+	}
+	return "no hazard in this run (a replay says nothing about other schedules)"
+}
+
+// qualifiers names what the space's description leaves out: the traced
+// functions (or the object's function) and strict mode.
+func qualifiers(sc *explore.Scenario, res *explore.Result) string {
+	what := fmt.Sprintf("%d functions", res.Space.Functions)
+	if sc == nil {
+		return "; " + what
+	}
+	if sc.Object != "" {
+		what = "object " + sc.Object
+		if sc.Function != "" {
+			what = "function " + sc.Function + " of the object"
+		}
+	}
+	if sc.Strict {
+		return "; " + what + ", strict (mixed-site passes are hazards)"
+	}
+	return "; " + what + ", not strict"
+}
+
+// Searched says what the search counted: branching states and steps over
+// the bounds it finished, and the distinct end states (runs that reach
+// the same end state count once) of the largest; for a hazard, that the
+// bound in which it was met is not counted (where the search stopped
+// depends on timing).
+func Searched(res *explore.Result) string {
+	sp := res.Space
+	red := "; reduction: " + sp.Reduction
+	if sp.Search != "" && sp.Search != explore.Exhaustive.String() {
+		return fmt.Sprintf("%d %s runs, %d steps", res.Runs, sp.Search, res.Transitions)
+	}
+	bounds := func(n int) string {
+		if n == 1 {
+			return "bound 0"
+		}
+		return fmt.Sprintf("bounds 0..%d", n-1)
+	}
+	counts := fmt.Sprintf("%d branching states, %d steps, %d distinct end states", res.States, res.Transitions, res.Runs)
+	switch {
+	case res.Verdict == explore.Unsafe && sp.BoundsDone == 0:
+		return fmt.Sprintf("the hazard was met in bound 0, the first searched (a bound cut short by a hazard is not counted)%s", red)
+	case res.Verdict == explore.Unsafe:
+		return fmt.Sprintf("%s, finished without a hazard: %s; bound %d stopped at the hazard (not counted)%s",
+			bounds(sp.BoundsDone), counts, sp.BoundsDone, red)
+	case sp.BoundsDone == 0:
+		return fmt.Sprintf("%d branching states, %d steps; no bound finished%s", res.States, res.Transitions, red)
+	case res.Verdict == explore.Incomplete:
+		return fmt.Sprintf("%d branching states, %d steps; %s finished, with %d distinct end states%s",
+			res.States, res.Transitions, bounds(sp.BoundsDone), res.Runs, red)
+	}
+	return fmt.Sprintf("%s: %s%s", bounds(sp.BoundsDone), counts, red)
 }
 
 type printer struct {
@@ -108,9 +186,6 @@ func writeRun(p *printer, res *explore.Result) {
 	}
 	p.f("\ntrace (%d steps, %d preemptions):\n", run.Steps, run.Preemptions)
 	writeTrace(p, run)
-	if res.Verdict == explore.Unsafe {
-		p.f("\nschedule: %q  (replay: mcountsim replay --schedule %q plus the same flags)\n", res.Schedule, res.Schedule)
-	}
 }
 
 // where renders a symbolic location after an address, if it adds anything.

@@ -141,6 +141,10 @@ func newCore(img *kernel.Image) (core, isaShape, error) {
 		return newARMCore(img), armShape, nil
 	case kernel.X86:
 		return newX86Core(img), x86Shape, nil
+	case kernel.RISCV64:
+		return newRISCVCore(img), riscvShape, nil
+	case kernel.ARM64:
+		return newARM64Core(img), arm64Shape, nil
 	}
 	return nil, isaShape{}, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
 }

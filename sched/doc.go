@@ -22,6 +22,6 @@
 // provenance of the bytes of each instruction fetched from a site. They
 // never see a strategy: the patcher runs a Program of plain operations.
 //
-// Imports: isa/arm, isa/x86, kernel, detect and the standard library. sched
+// Imports: isa/arm, isa/x86, isa/riscv, kernel, detect and the standard library. sched
 // knows nothing of strategies (package patch), explorers or reports.
 package sched

@@ -200,12 +200,13 @@ type Machine struct {
 	syncStep [MaxCPUs]int    // for explanations: when and why each CPU last synchronized
 	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
 	fetchBuf fetchVariant
-	done        bool
+	done     bool
 
 	// Record mode only.
-	writes []Write
-	trace  []Event
-	passes []PassRecord
+	writes   []Write
+	trace    []Event
+	stackRec *stackLog // stack stores (stackrec.go)
+	passes   []PassRecord
 }
 
 type siteSnap = [detect.MaxSiteBytes]uint16

@@ -62,10 +62,10 @@ func (m *Machine) patcherStep(c int8) {
 		m.gpKind, m.gpCPUs, m.gpTasks = op.Kind, cpus, tasks
 		m.leave(c, true)
 		m.tasks[p].State = Blocked
-	case OpSyncCore:
+	case OpSyncCore, OpFlushIcacheAll:
 		if m.psub == 0 {
-			m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": sync_core() IPI to all CPUs"})
-			m.syncCPU(c, "sync_core() on the patcher's own CPU")
+			m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() IPI to all CPUs"})
+			m.syncCPU(c, op.Kind.String()+"() on the patcher's own CPU")
 			for i := 0; i < m.cfg.CPUs; i++ {
 				if int8(i) != c {
 					m.cpus[i].IPI = true
@@ -78,7 +78,7 @@ func (m *Machine) patcherStep(c int8) {
 				return
 			}
 		}
-		m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: "sync_core done on all CPUs"})
+		m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: op.Kind.String() + " done on all CPUs"})
 		m.next()
 	case OpBreakpointOn:
 		m.bpOn, m.bpOp = true, m.pop

@@ -28,9 +28,13 @@ const (
 	// OpBreakpointOff withdraws the table and waits until no CPU is inside
 	// the int3 handler.
 	OpBreakpointOff
+	// OpFlushIcacheAll is RISC-V's flush_icache_all(): like OpSyncCore, an
+	// IPI (running fence.i) that every other CPU takes at an instruction
+	// boundary, the patcher spinning until all have.
+	OpFlushIcacheAll
 )
 
-var opNames = [...]string{"", "store", "stop_machine", "synchronize_sched", "synchronize_rcu_tasks", "sync_core", "bp_on", "bp_off"}
+var opNames = [...]string{"", "store", "stop_machine", "synchronize_sched", "synchronize_rcu_tasks", "sync_core", "bp_on", "bp_off", "flush_icache_all"}
 
 func (k OpKind) String() string {
 	if int(k) < len(opNames) {

@@ -96,6 +96,9 @@ func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
 		m.stackSum[0] += nw[0]
 		m.stackSum[1] += nw[1]
 	}
+	if m.cfg.Record {
+		m.recordStack(a, size, reg)
+	}
 }
 
 func le32(b []byte) uint32 {
@@ -297,6 +300,7 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 	switch flow {
 	case isa.FlowCall:
 		task.Shadow.Call(link, spBefore, target, m.st.callee[target])
+		m.checkCall(c, t, pc, target)
 	case isa.FlowReturn:
 		k, f := task.Shadow.Return(target, spAfter)
 		switch k {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -86,6 +87,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32 or x86-64 .o) instead of the built-in text")
 	fs.StringVar(&f.function, "function", "", "with --object: the `name` of the function the workload calls")
 	fs.StringVar(&f.args, "args", "", "with --object: its integer arguments, comma-separated (e.g. 1,-2,0x10)")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "stop (INCOMPLETE) when the heap exceeds this `size`, e.g. 512MiB or 2GiB (default: no limit)")
 	if replay {
 		fs.StringVar(&f.schedule, "schedule", "", "the schedule to replay, as printed by check (required)")
 	} else {
@@ -95,7 +97,6 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.Uint64Var(&f.seed, "seed", 1, "seed of a pct or random search")
 		fs.IntVar(&f.workers, "workers", 0, "goroutines that search (0: all CPUs); the result does not depend on it")
 		fs.StringVar(&f.shard, "shard", "", "explore only part `i/n` (0 <= i < n) of the exhaustive space; combine with mcountsim merge")
-		fs.StringVar(&f.maxMemory, "max-memory", "", "stop (INCOMPLETE) when the heap exceeds this `size`, e.g. 512MiB or 2GiB (default: no limit)")
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 	}
 	if err := fs.Parse(args); err != nil {
@@ -133,6 +134,22 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	if replay && !set["schedule"] {
 		return fail("--schedule is required (check prints it with a counterexample)")
 	}
+	// Outputs are checked before the search, which may take long.
+	var html *os.File
+	wrote := func() {}
+	if f.html != "" {
+		if html, err = os.Create(f.html); err != nil {
+			return fail("--html: %v", err)
+		}
+		written := false
+		defer func() {
+			if !written { // no page: leave no empty file behind
+				html.Close()
+				os.Remove(f.html)
+			}
+		}()
+		wrote = func() { written = true }
+	}
 	var res *explore.Result
 	if replay {
 		res, err = explore.Replay(sc, f.schedule, opts)
@@ -150,15 +167,16 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	if f.json {
 		err = report.JSON(stdout, sc, opts, res)
 	} else {
-		err = report.Text(stdout, res)
+		err = report.TextFor(stdout, sc, opts, res)
 	}
 	if err != nil {
 		return fail("writing the report: %v", err)
 	}
-	if f.html != "" {
-		if err := writeHTML(f.html, sc, opts, res); err != nil {
+	if html != nil {
+		if err := writeHTML(html, sc, opts, res); err != nil {
 			return fail("--html: %v", err)
 		}
+		wrote()
 	}
 	return res.Verdict.ExitCode()
 }
@@ -249,6 +267,10 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	if image != nil {
 		sc.Image, sc.StackWords = image, objectStackWords
 		sc.Object = fmt.Sprintf("%s: %s(%s)", f.object, f.function, f.args)
+		sc.ObjectFile, sc.Function = f.object, f.function
+		if sc.Args, err = parseObjectArgs(f.args); err != nil {
+			return sc, opts, err
+		}
 		if err := explore.Preflight(sc); err != nil {
 			return sc, opts, fmt.Errorf("--object: %s %v", f.function, err)
 		}
@@ -256,6 +278,13 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
+	}
+	if f.maxMemory != "" {
+		n, err := parseSize(f.maxMemory)
+		if err != nil {
+			return sc, opts, fmt.Errorf("--max-memory: %v", err)
+		}
+		opts.MaxMemory = n
 	}
 	return sc, opts, nil
 }
@@ -300,13 +329,6 @@ func searchFlags(f checkFlags, set map[string]bool, opts *explore.Options) error
 			return fmt.Errorf("--shard: %v", err)
 		}
 		opts.Shard = sh
-	}
-	if f.maxMemory != "" {
-		n, err := parseSize(f.maxMemory)
-		if err != nil {
-			return fmt.Errorf("--max-memory: %v", err)
-		}
-		opts.MaxMemory = n
 	}
 	return nil
 }

@@ -38,19 +38,15 @@ func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patc
 	return file.Strategy, nil
 }
 
-// writeHTML writes the HTML timeline of res to path.
-func writeHTML(path string, sc explore.Scenario, opts explore.Options, res *explore.Result) error {
+// writeHTML writes the HTML timeline of res to f, created before the
+// search so that an unwritable path fails at once.
+func writeHTML(f *os.File, sc explore.Scenario, opts explore.Options, res *explore.Result) error {
 	res, err := explore.WithRun(sc, opts, res)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
 	if err := report.HTML(f, sc, opts, res); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %v", path, err)
+		return fmt.Errorf("%s: %v", f.Name(), err)
 	}
 	return f.Close()
 }

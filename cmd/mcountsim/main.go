@@ -11,6 +11,7 @@
 //	mcountsim sites      [--json] FILE...
 //	mcountsim merge      FILE...
 //	mcountsim stats      [--json] A B
+//	mcountsim cost       [--arch A] [--strategy S] [--object FILE] [--json] [--svg FILE]
 //
 // Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 package main
@@ -36,6 +37,7 @@ Usage:
   mcountsim sites      [--json] FILE... list the ftrace call sites of ELF objects
   mcountsim merge      FILE...          combine the --json results of check --shard runs
   mcountsim stats      [--json] A B     compare two sets of repeated measurements
+  mcountsim cost       [--arch A|--object FILE] what a call site costs per call, by execution
 
 Examples:
   mcountsim check --arch arm --strategy nop-nop
@@ -45,9 +47,14 @@ Examples:
   mcountsim check --object kernel/testdata/obj/arm-fixture.o --function big --args 3,4 --strategy nop-nop
   mcountsim replay --arch arm --strategy nop-nop --schedule 8:2,10:1,14:1
 
-Run 'mcountsim COMMAND --help' for a command's flags.
+Run 'mcountsim help COMMAND' (or 'mcountsim COMMAND --help') for a command's flags.
 Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 `
+
+// commands are the subcommands, for help and errors.
+var commands = map[string]bool{"check": true, "replay": true, "strategies": true, "sites": true, "merge": true, "stats": true, "cost": true}
+
+const commandList = "check, replay, strategies, sites, merge, stats or cost"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -67,10 +74,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runMerge(args[1:], stdout, stderr)
 	case "stats":
 		return runStats(args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
+	case "cost":
+		return runCost(args[1:], stdout, stderr)
+	case "help":
+		if len(args) > 1 { // mcountsim help check: the command's own help
+			if _, ok := commands[args[1]]; !ok {
+				fmt.Fprintf(stderr, "mcountsim help: unknown command %q (want %s)\n", args[1], commandList)
+				return 2
+			}
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "mcountsim: unknown command %q (want check, replay, strategies, sites or merge; see mcountsim --help)\n", args[0])
+	fmt.Fprintf(stderr, "mcountsim: unknown command %q (want %s; see mcountsim --help)\n", args[0], commandList)
 	return 2
 }

@@ -58,6 +58,9 @@ type resultDoc struct {
 	Reason      string          `json:"reason,omitempty"`
 	Elapsed     int64           `json:"elapsed_ns"` // merged: the sum over the shards
 	Run         json.RawMessage `json:"run,omitempty"`
+	// The replay command of the counterexample (report.Document).
+	ReplayCommand string `json:"replay_command,omitempty"`
+	ReplayNote    string `json:"replay_note,omitempty"`
 }
 
 // shardDoc is one check --json document, as merge reads it.
@@ -479,6 +482,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 		u := unsafe[0]
 		m.Verdict = explore.Unsafe
 		m.Hazard, m.Hazards, m.Schedule, m.Preemptions, m.Steps, m.Run = u.Hazard, u.Hazards, u.Schedule, u.Preemptions, u.Steps, u.Run
+		m.ReplayCommand, m.ReplayNote = u.ReplayCommand, u.ReplayNote
 		m.Space.Description = fmt.Sprintf("a hazard within %s, found with %d preemption(s) by shard %v", base, u.Preemptions, u.shard)
 	case len(incomplete) > 0 || len(missing) > 0:
 		m.Verdict = explore.Incomplete
@@ -521,7 +525,13 @@ func writeMerged(w io.Writer, m *mergedDoc) {
 		if json.Unmarshal(m.Hazard, &h) == nil {
 			fmt.Fprintf(w, "hazard:   %s at step %d <%s>: %s\n", h.Kind, h.Step, h.Where, h.Detail)
 		}
-		fmt.Fprintf(w, "schedule: %q (replay it with mcountsim replay --schedule ...)\n", m.Schedule)
+		fmt.Fprintf(w, "schedule: %q\n", m.Schedule)
+		if m.ReplayCommand != "" {
+			fmt.Fprintf(w, "replay:   %s\n", m.ReplayCommand)
+		}
+		if m.ReplayNote != "" {
+			fmt.Fprintf(w, "          (%s)\n", m.ReplayNote)
+		}
 	}
 	if m.Reason != "" {
 		fmt.Fprintf(w, "stopped:  %s\n", m.Reason)

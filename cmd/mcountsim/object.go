@@ -78,4 +78,3 @@ func parseObjectArgs(s string) ([]int64, error) {
 	}
 	return out, nil
 }
-

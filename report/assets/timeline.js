@@ -45,6 +45,61 @@
       }));
     }
 
+    // The stack panel: the words the selected task stored, as of the
+    // current step, highest address first, and the slots hazards name.
+    var stackTask = data.stackTask || 0;
+    var stackSel = $("stack-task");
+    stackSel.value = String(stackTask);
+    stackSel.addEventListener("change", function () { stackTask = Number(stackSel.value); renderStack(); });
+    function renderStack() {
+      var step = steps[cur], slots = {}, order = [];
+      (data.stack || []).forEach(function (w) {
+        if (w.task !== stackTask || w.step > step) { return; }
+        if (!slots[w.addr]) { order.push(w.addr); }
+        slots[w.addr] = w;
+      });
+      var expected = {};
+      (data.expected || []).forEach(function (x) {
+        if (x.task === stackTask && x.step <= step) { expected[x.addr] = x; }
+      });
+      Object.keys(expected).forEach(function (a) { if (!slots[a]) { order.push(a); } });
+      order.sort(function (a, b) { return parseInt(b, 16) - parseInt(a, 16); });
+      $("stack").setAttribute("data-task", stackTask);
+      $("stack").setAttribute("data-slots", String(order.length));
+      fillTable("stack-slots", order.map(function (a) {
+        var w = slots[a], x = expected[a], cls = [];
+        if (x) { cls.push("expected"); }
+        if (w && w.step === step) { cls.push("new"); }
+        var written = w ? esc(w.source.replace(/^written /, "")) + (w.insn ? " by <code>" + esc(w.insn) + "</code>" : "") +
+          " <a class=\"goto\" href=\"#step=" + w.step + "\" data-goto=\"" + w.step + "\">step " + w.step + "</a>" : "never written";
+        if (x) { written += "<br><span class=\"why\">⚠ " + esc(x.note) + "</span>"; }
+        return "<tr class=\"" + cls.join(" ") + "\" data-addr=\"" + esc(a) + "\"><td><code>" + esc(a) + "</code></td><td><code>" +
+          (w ? esc(w.value) : "–") + "</code></td><td>" + written + "</td></tr>";
+      }));
+      $("stack-slots").querySelectorAll("a.goto").forEach(function (l) {
+        l.addEventListener("click", function (ev) { ev.preventDefault(); stop(); go(indexOf(Number(l.getAttribute("data-goto")))); });
+      });
+    }
+
+    // inView reports whether el's box lies inside the window.
+    function inView(el) {
+      if (!el) { return false; }
+      var r = el.getBoundingClientRect();
+      return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+    }
+    // measure records, for tests, what the reader sees after scrolling.
+    function measure() {
+      var row = document.querySelector("#timeline tr.current");
+      var hz = document.querySelector("#timeline tr.first-hazard");
+      var x = document.querySelector("#stack-slots tr.expected");
+      body.setAttribute("data-viewport", window.innerWidth + "x" + window.innerHeight);
+      body.setAttribute("data-current-in-view", String(inView(row)));
+      body.setAttribute("data-hazard-in-view", String(inView(hz)));
+      body.setAttribute("data-stack-in-view", String(inView($("stack").querySelector("h2"))));
+      body.setAttribute("data-expected-in-view", String(inView(x)));
+      body.setAttribute("data-layout", "measured");
+    }
+
     function go(i, scroll) {
       if (!steps.length) { return; }
       i = Math.max(0, Math.min(steps.length - 1, i));
@@ -68,11 +123,23 @@
       $("btn-next").disabled = i === steps.length - 1;
       $("btn-last").disabled = i === steps.length - 1;
       render(data.states[i]);
-      if (scroll !== false && mine.length && mine[0].scrollIntoView) {
+      renderStack();
+      if (scroll !== false && mine.length) {
         // After layout: scrolling while the page is still being laid out
-        // leaves part of it unpainted in some browsers.
+        // leaves part of it unpainted in some browsers. Only the timeline
+        // pane scrolls, so the header and the side panel stay put.
         var target = mine[0];
-        setTimeout(function () { target.scrollIntoView({ block: "center" }); }, 0);
+        setTimeout(function () { scrollToRow(target); measure(); }, 0);
+      }
+    }
+    function scrollToRow(r) {
+      var wrap = $("timeline-wrap");
+      if (wrap.scrollHeight > wrap.clientHeight) {
+        var head = document.querySelector("#timeline thead").offsetHeight;
+        var top = r.offsetTop - head - (wrap.clientHeight - head - r.offsetHeight) / 2;
+        wrap.scrollTop = Math.max(0, top);
+      } else if (r.scrollIntoView) {
+        r.scrollIntoView({ block: "center" });
       }
     }
     function indexOf(step) {
@@ -106,12 +173,22 @@
     });
     slider.addEventListener("input", function () { stop(); go(Number(slider.value)); });
     $("hide-exec").addEventListener("change", function () { body.classList.toggle("hide-exec", this.checked); });
+    var lanes0 = 2 + (data.cpus || 0); // cells before the first task lane
     for (var r = 0; r < rows.length; r++) {
       rows[r].addEventListener("click", function (ev) {
         if (ev.target.closest && ev.target.closest("a")) { return; }
+        var td = ev.target.closest ? ev.target.closest("td") : null;
+        if (td && td.cellIndex >= lanes0 && td.cellIndex - lanes0 < (data.tasks || []).length) {
+          stackTask = td.cellIndex - lanes0;
+          stackSel.value = String(stackTask);
+        }
         stop(); go(indexOf(Number(this.getAttribute("data-step"))), false);
       });
     }
+    document.querySelectorAll("#timeline th.lane-idle").forEach(function (th) {
+      th.title = th.textContent + ": no event in this run (click to expand or collapse the idle lanes)";
+      th.addEventListener("click", function () { body.classList.toggle("show-idle"); });
+    });
     document.querySelectorAll("a.goto").forEach(function (a) {
       a.addEventListener("click", function (ev) {
         ev.preventDefault(); stop(); go(indexOf(Number(a.getAttribute("data-goto"))));
@@ -144,7 +221,10 @@
       body.setAttribute("data-driven", location.hash.slice(1));
     }
     window.addEventListener("hashchange", follow);
-    go(0, false);
+    // Open where the story is: at the first hazard, else at the last step
+    // (never at step 1 with every row still in the future).
+    var start = data.firstHazard ? indexOf(data.firstHazard) : steps.length - 1;
+    go(start);
     follow();
     body.setAttribute("data-status", "ok");
   } catch (e) {

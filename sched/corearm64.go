@@ -1,0 +1,198 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/isa/arm64"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// arm64Shape: A64 instructions are aligned words; an 8-byte load into x30
+// restores a return address; a hook is one nop word. Taking and returning
+// from an exception and isb synchronize (model.md §1a), and the CMODX rule
+// speaks of words (ARMv8 ARM B2.2.5).
+var arm64Shape = isaShape{align: 4, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{arm64.LR, arm64.LR}, hookLen: 4,
+	misaligned: " (or misaligned)", cmodxUnit: 4, excSync: true, stopperInSync: true}
+
+// arm64Core is the ARMv8 A64 core.
+type arm64Core struct {
+	st   *arm64Static
+	regs [MaxTasks]arm64.Regs
+	cur  *arm64.Inst // the instruction decode returned
+}
+
+// arm64Static is shared by every clone of one machine (and so never
+// crosses goroutines: see Machine).
+type arm64Static struct {
+	dec   *arm64.Cache
+	plain []*arm64.Inst // per text word: its decoding, once known to be plain
+	base  uint64
+	img   *kernel.Image // for naming literal values in describe
+}
+
+func newARM64Core(img *kernel.Image) *arm64Core {
+	return &arm64Core{st: &arm64Static{
+		dec:   arm64.NewCache(img.Base, len(img.Text)),
+		plain: make([]*arm64.Inst, (len(img.Text)+3)/4),
+		base:  img.Base,
+		img:   img,
+	}}
+}
+
+func (k *arm64Core) reset(t int8, entry, sp uint64) {
+	k.regs[t] = arm64.Regs{PC: entry, SP: sp}
+}
+
+func (k *arm64Core) pc(t int8) uint64         { return k.regs[t].PC }
+func (k *arm64Core) setPC(t int8, pc uint64)  { k.regs[t].PC = pc }
+func (k *arm64Core) arg(t int8, i int) uint64 { return k.regs[t].X[i] }
+
+// reg returns x0–x30, then 31 sp and 32 pc.
+func (k *arm64Core) reg(t int8, r int) uint64 {
+	switch {
+	case r >= 0 && r < 31:
+		return k.regs[t].X[r]
+	case r == 31:
+		return k.regs[t].SP
+	}
+	return k.regs[t].PC
+}
+
+func (k *arm64Core) hashTask(h *hasher, t int8) {
+	r := &k.regs[t]
+	for _, v := range r.X {
+		h.u64(v)
+	}
+	h.u64(r.SP)
+	h.u64(r.PC)
+	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
+}
+
+func (k *arm64Core) copyInto(dst core) core {
+	d, ok := dst.(*arm64Core)
+	if !ok || d == nil || d == k {
+		d = new(arm64Core)
+	}
+	*d = *k
+	return d
+}
+
+func (k *arm64Core) decode(pc uint64, b []byte) (int, error) {
+	inst, err := k.st.dec.Lookup(pc, le32(b))
+	k.cur = inst
+	return 4, err
+}
+
+func (k *arm64Core) syncs() bool { return k.cur != nil && k.cur.IsISB() }
+
+// cmodxOK: ARMv8 ARM B2.2.5 lists B, BL, BRK, HVC, ISB, NOP, SMC and SVC.
+func (k *arm64Core) cmodxOK(old, new []byte) bool {
+	return arm64.InCMODXSet(le32(old)) && arm64.InCMODXSet(le32(new))
+}
+
+func (k *arm64Core) exec(m *Machine, t int8) (effect, error) {
+	r := &k.regs[t]
+	sp := r.SP
+	flow, err := arm64.Exec(k.cur, r, m)
+	return effect{flow: flow, target: r.PC, link: r.X[arm64.LR], spBefore: sp, spAfter: r.SP}, err
+}
+
+func (k *arm64Core) disasm(m *Machine, pc uint64) string {
+	return arm64.Disasm(k.cur, pc, m.img.Name)
+}
+
+// localInst: loads and stores through any base but sp, and literals, may
+// reach shared data.
+func (k *arm64Core) localInst(bool) bool { return k.cur == nil || arm64.StackOrLiteral(k.cur) }
+
+func (k *arm64Core) markPlain(off uint64) { k.st.plain[off>>2] = k.cur }
+
+func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
+	inst := k.st.plain[off>>2]
+	if inst == nil {
+		return false
+	}
+	r := &k.regs[t]
+	pc, sp := r.PC, r.SP
+	flow, err := arm64.Exec(inst, r, m)
+	m.plainDone(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP)
+	return true
+}
+
+// runPlain is RunLocal's inner loop on arm64, the same loop as ARM's over
+// the per-word table of plain decodings.
+func (k *arm64Core) runPlain(m *Machine, c, t int8, max int) int {
+	r := &k.regs[t]
+	base, size := k.st.base, uint64(len(m.text))
+	plain, class := k.st.plain, m.st.class
+	n := 0
+	for n < max {
+		pc := r.PC
+		off := pc - base
+		if off >= size || off&3 != 0 || class[off] != classLocal {
+			break
+		}
+		inst := plain[off>>2]
+		if inst == nil {
+			break
+		}
+		sp := r.SP
+		m.loadedInto = 0
+		h := len(m.hazards)
+		m.steps++
+		n++
+		flow, err := arm64.Exec(inst, r, m)
+		m.plainDone(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP)
+		m.checkBudget(c)
+		if m.done || len(m.hazards) > h {
+			break
+		}
+	}
+	return n
+}
+
+func (k *arm64Core) trap(m *Machine, c, t int8, pc uint64) {
+	m.fault(c, t, pc, "brk with no handler")
+}
+
+// foreignLoad: on arm64 an 8-byte load into x30 is a return address
+// whatever instruction loads it (ldp x29, x30 of an epilogue, ldr x30 of
+// ftrace_caller).
+func (k *arm64Core) foreignLoad(isa.Flow) bool { return true }
+
+// isLink: a slot written from x30 holds a return address, and so does one
+// written from x9, the register the patchable entry's "mov x9, x30" hands
+// the instrumented function's LR in (ftrace_caller saves it as
+// ftrace_regs.lr and its caller's frame record, and reloads x30 from it).
+func (k *arm64Core) isLink(src uint8) bool   { return src == arm64.LR || src == 9 }
+func (k *arm64Core) slotWriter(uint8) string { return "" }
+
+func (k *arm64Core) regName(r uint8) string {
+	switch {
+	case r < 31:
+		return fmt.Sprintf("x%d", r)
+	case r == 31:
+		return "xzr"
+	}
+	return fmt.Sprintf("reg%d", r)
+}
+
+func (k *arm64Core) hex(b []byte) string { return isa.Hex(b, 4) }
+
+// describe renders an instruction word with its disassembly, and the
+// 8-byte ftrace_ops literal of a CALL_OPS site as the pointer it is.
+func (k *arm64Core) describe(addr uint64, b []byte) string {
+	h := k.hex(b)
+	switch len(b) {
+	case 4:
+		return fmt.Sprintf("%s (%s)", h, arm64.DisasmWord(addr, le32(b)))
+	case 8:
+		v := uint64(le32(b)) | uint64(le32(b[4:]))<<32
+		if name := k.st.img.Name(v); name != "" {
+			return fmt.Sprintf("%s (.quad %s)", h, name)
+		}
+		return fmt.Sprintf("%s (.quad %#x)", h, v)
+	}
+	return h
+}

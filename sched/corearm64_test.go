@@ -1,0 +1,208 @@
+package sched_test
+
+import (
+	"encoding/binary"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/isa/arm64"
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+func arm64Machine(t testing.TB, strategy string, cfg sched.Config) *sched.Machine {
+	t.Helper()
+	st, ok := patch.Lookup(kernel.ARM64, strategy)
+	require.True(t, ok, strategy)
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{Prologue: st.Prologue})
+	require.NoError(t, err)
+	prog, err := patch.Compile(st, img, 2)
+	require.NoError(t, err)
+	m, err := sched.New(img, cfg, prog)
+	require.NoError(t, err)
+	return m
+}
+
+// Linux's arm64 strategies on random runs of 3 CPUs and 3 tasks: no
+// hazard, the services behave, and every traced call reaches the tracer
+// with (rec->ip, the worker's return address).
+func TestARM64ServicesOnRandomRuns(t *testing.T) {
+	for _, c := range []struct{ strategy, trace string }{
+		{"arm64-nop-bl", "tracer: f0+0x4 called from worker+0x18"},
+		{"arm64-call-ops", "tracer: f0+0x4 called from worker+0x18"},
+		{"arm64-mcount", "tracer: f0+0x18 called from worker+0x18"},
+	} {
+		t.Run(c.strategy, func(t *testing.T) {
+			rng := rand.New(rand.NewSource(1))
+			traced := 0
+			for i := 0; i < 100; i++ {
+				m := arm64Machine(t, c.strategy, sched.Config{CPUs: 3, Tasks: 3, Record: true})
+				runRandom(m, rng, 3)
+				require.Empty(t, m.Hazards(), "run %d", i)
+				require.True(t, m.Done())
+				checkServices(t, m, sched.PreemptFull)
+				for _, e := range m.Trace() {
+					if e.Kind == sched.EvTrace {
+						require.Equal(t, c.trace, e.Text)
+						traced++
+					}
+				}
+			}
+			assert.Greater(t, traced, 0)
+		})
+	}
+}
+
+// RunLocal(1) takes exactly the step Options would offer alone, on arm64.
+func TestARM64RunLocalIsApplyOfTheOnlyOption(t *testing.T) {
+	for _, strategy := range []string{"arm64-nop-bl", "arm64-call-ops", "arm64-both-sm"} {
+		rng := rand.New(rand.NewSource(5))
+		local := 0
+		for run := 0; run < 20; run++ {
+			m := arm64Machine(t, strategy, sched.Config{CPUs: 2, Tasks: 2})
+			var buf []sched.Action
+			for !m.Done() {
+				probe := m.Clone()
+				buf = m.OptionsWithin(buf, 2)
+				if len(buf) == 0 {
+					break
+				}
+				if probe.RunLocal(1) == 1 {
+					local++
+					require.Len(t, buf, 1)
+					m.Apply(buf[0])
+					require.Equal(t, m.Hash(), probe.Hash())
+					require.Equal(t, m.Hazards(), probe.Hazards())
+					continue
+				}
+				m.Apply(buf[rng.Intn(len(buf))])
+			}
+		}
+		require.Greater(t, local, 0, strategy)
+	}
+}
+
+// A BL into ftrace_caller with x9 never set (the boot wrote the BL but not
+// mov x9, x30): ftrace_caller hands the tracer parent ip 0, restores x30
+// from it, and f0 returns to 0.
+func TestARM64StaleX9(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
+	require.NoError(t, err)
+	s := img.Sites[0]
+	bl, ok := arm64.BL(s.Call, 0x400000+0x50)
+	require.True(t, ok)
+	fc, _ := img.Symbol("ftrace_caller")
+	require.Equal(t, uint64(0x400050), fc)
+	prog := &sched.Program{Boot: []sched.Store{{Addr: s.Call, Bytes: bl.Bytes(), Site: 0, Off: 4, Form: "bl-only"}}}
+	m, err := sched.New(img, sched.Config{CPUs: 1, Tasks: 1, Record: true}, prog)
+	require.NoError(t, err)
+	var buf []sched.Action
+	for !m.Done() {
+		buf = m.Options(buf)
+		require.NotEmpty(t, buf)
+		m.Apply(buf[0])
+	}
+	h := m.Hazards()
+	require.NotEmpty(t, h)
+	assert.Equal(t, detect.BadReturn, h[0].Kind)
+	assert.Equal(t, "f0+0x1c", h[0].Where)
+	assert.Equal(t, "return to 0x0 <outside text>; its call to f0 expected 0x400018 <worker+0x18>", h[0].Detail)
+	var traced []string
+	for _, e := range m.Trace() {
+		if e.Kind == sched.EvTrace {
+			traced = append(traced, e.Text)
+		}
+	}
+	assert.Equal(t, []string{"tracer: f0+0x4 called from 0x0"}, traced)
+}
+
+// straightA64 is register and stack work in the style of compiled code.
+var straightA64 = []uint32{
+	0xd2800204, // mov x4, #0x10
+	0x8b040085, // add x5, x4, x4
+	0xf10004a5, // subs x5, x5, #0x1
+	0xd37ef4a5, // lsl x5, x5, #2
+	0xf90003e5, // str x5, [sp]
+	0xf94003e0, // ldr x0, [sp]
+	0x8b040000, // add x0, x0, x4
+	0xf100001f, // cmp x0, #0x0
+	0x1a9f07e1, // cset w1, ne
+	0x9b027c21, // mul x1, x1, x2
+	0xaa020023, // orr x3, x1, x2
+	0xca030062, // eor x2, x3, x3
+	0x91000463, // add x3, x3, #0x1
+	0xa9bf0fe3, // stp x3, x3, [sp, #-16]!
+	0,          // ldp x3, x6, [sp], #16 (filled in: LDP into x3 twice is CONSTRAINED UNPREDICTABLE)
+}
+
+func straightImageA64(tb testing.TB) *kernel.Image {
+	code := append([]uint32(nil), straightA64...)
+	code[len(code)-1] = uint32(arm64.LdpPost(3, 6, arm64.SP, 16))
+	img := &kernel.Image{Arch: kernel.ARM64, Base: 0x8000, Entry: 0x8000, Align: 4}
+	img.Text = binary.LittleEndian.AppendUint32(img.Text, 0xd10103ff) // sub sp, sp, #64
+	for len(img.Text) < stepTextBytes {
+		for _, w := range code {
+			img.Text = binary.LittleEndian.AppendUint32(img.Text, w)
+		}
+	}
+	b, ok := arm64.B(img.Base+uint64(len(img.Text)), img.Base+4)
+	if !ok {
+		tb.Fatal("branch out of range")
+	}
+	img.Text = binary.LittleEndian.AppendUint32(img.Text, uint32(b))
+	img.Symbols = []kernel.Symbol{{Name: "straight", Addr: img.Base, Size: uint64(len(img.Text))}}
+	return img
+}
+
+// RunLocal on arm64 straight-line code allocates nothing.
+func TestARM64RunLocalDoesNotAllocate(t *testing.T) {
+	m, err := sched.New(straightImageA64(t), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
+	require.NoError(t, err)
+	running(t, m)
+	m.RunLocal(10000) // decode and mark every word
+	allocs := testing.AllocsPerRun(100, func() { m.RunLocal(1000) })
+	assert.Equal(t, 0.0, allocs)
+	assert.Empty(t, m.Hazards())
+}
+
+// BenchmarkRunLocalARM64 is BenchmarkRunLocal's straight-line loop on
+// arm64, with ARM's beside it in the same run.
+//
+//	go test -run '^$' -bench RunLocalARM64 -benchmem ./sched
+func BenchmarkRunLocalARM64(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		img  func() *kernel.Image
+	}{
+		{"arm/straight", func() *kernel.Image { return straightImage(kernel.ARM) }},
+		{"arm64/straight", func() *kernel.Image { return straightImageA64(b) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := sched.New(c.img(), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			running(b, m)
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for n := 0; n < b.N; {
+				k := m.RunLocal(b.N - n)
+				if k == 0 {
+					b.Fatal("no local step")
+				}
+				n += k
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
+			if h := m.Hazards(); len(h) > 0 {
+				b.Fatalf("hazard: %v", h[0])
+			}
+		})
+	}
+}
