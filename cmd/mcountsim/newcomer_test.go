@@ -117,3 +117,14 @@ func TestSearchedLine(t *testing.T) {
 		assert.NotContains(t, out, "0 branching states, 0 steps")
 	}
 }
+
+// sites prints x86 targets as absolute addresses everywhere (also at the
+// start of a section) and disassembles Thumb calls.
+func TestSitesTargetsAndThumb(t *testing.T) {
+	code, out, errOut := mcountsim("sites", "../../objfile/testdata/x86-fentry.o", "../../objfile/testdata/arm-thumb-pg.o")
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "callq .+", "no relative targets")
+	assert.Contains(t, out, "helper_static+0x0  0x0    reloc  R_X86_64_PLT32  e800000000  callq 0x5")
+	assert.NotContains(t, out, "f7ff fffe (thumb)")
+	assert.Regexp(t, `fff7feff\s+bl 0x[0-9a-f]+ \(thumb\) \(after push \{lr\}\)`, out)
+}
