@@ -9,7 +9,7 @@ package detect
 
 import "fmt"
 
-// Kind is a kind of hazard (model.md §3).
+// Kind is a kind of hazard (docs/model.md §3).
 type Kind uint8
 
 const (

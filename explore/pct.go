@@ -28,14 +28,23 @@ func (e *engine) sample() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// PCT's k: the length of the default run (every choice 0).
+	// PCT's k must bound the length of every run: the theorem draws the
+	// d-1 change points from 1..k. It is the longest of the default run
+	// (every choice 0) and of pctPilot uniformly random runs; after the
+	// sampling, a run longer than k voids the guarantee and the result
+	// says so (pctHolds).
 	k := 0
-	{
+	if opts.Search == PCT {
 		m := root.Clone()
 		if err := drive(m, opts.bound(), defaultRun{}, nil); err != nil {
 			return nil, err
 		}
 		k = m.Steps()
+		pilot := &sampler{root: root, m: &sched.Machine{}, bound: opts.bound()}
+		for i := uint64(0); i < pctPilot; i++ {
+			pilot.run(opts.Seed^pctPilotSalt, i)
+			k = max(k, pilot.m.Steps())
+		}
 	}
 	nTasks := sc.Tasks + 1 // the workers and the patcher
 	steps := make([]int32, opts.Runs)
@@ -106,6 +115,7 @@ func (e *engine) sample() (*Result, error) {
 	res.States, res.Transitions, res.Runs = runs, int(trans), runs
 	if opts.Search == PCT {
 		res.PCT = pctBound(opts.Runs, opts.Depth, opts.Seed, nTasks, k)
+		pctHolds(res.PCT, steps[:runs])
 	}
 	if f < opts.Runs {
 		return e.shrink(res, paths[f])
@@ -121,6 +131,29 @@ func (e *engine) sample() (*Result, error) {
 	}
 	res.Space.Description = describe(res)
 	return res, nil
+}
+
+// pctPilot is the number of uniformly random runs whose longest, with the
+// default run, is PCT's k; pctPilotSalt separates their seeds from the
+// sampled runs'.
+const (
+	pctPilot     = 64
+	pctPilotSalt = 0x9e3779b97f4a7c15
+)
+
+// pctHolds checks PCT's k against the sampled runs: k bounds them all, or
+// the guarantee does not hold and the bound says so (probability 0).
+func pctHolds(b *PCTBound, steps []int32) {
+	longest := 0
+	for _, n := range steps {
+		longest = max(longest, int(n))
+	}
+	if longest <= b.K {
+		b.Text += fmt.Sprintf(" (k bounds every run: the longest sampled run took %d steps)", longest)
+		return
+	}
+	b.Probability, b.Miss = 0, 1
+	b.Text = fmt.Sprintf("PCT: no guarantee: a sampled run took %d steps, more than the k = %d steps its change points were drawn from", longest, b.K)
 }
 
 // pctBound is PCT's guarantee (Burckhardt et al., ASPLOS 2010, Theorem 9):

@@ -8,7 +8,7 @@ import (
 	"github.com/mcountsim/mcountsim/sched"
 )
 
-// Preempt is a preemption model (model.md §1): PreemptFull or PreemptNone.
+// Preempt is a preemption model (docs/model.md §1): PreemptFull or PreemptNone.
 type Preempt = sched.Preempt
 
 // The preemption models.
@@ -27,7 +27,7 @@ const (
 )
 
 // Scenario is the system under check: an arch, a strategy, and the machine
-// around them. Zero fields take the defaults of model.md.
+// around them. Zero fields take the defaults of docs/model.md §1.
 type Scenario struct {
 	Arch       kernel.Arch
 	Strategy   *patch.Strategy

@@ -159,10 +159,13 @@ func TestPCTFindsNopNop(t *testing.T) {
 	require.NotNil(t, res.PCT)
 	p := res.PCT
 	assert.Equal(t, 3, p.N, "two workers and the patcher")
-	k := defaultRunSteps(t, sc)
-	assert.Equal(t, k, p.K, "k is the length of the default run")
+	// k bounds the length of every run (issue 14): at least the default
+	// run's, and no sampled run was longer.
+	k := p.K
+	assert.Greater(t, k, defaultRunSteps(t, sc), "runs are longer than the default run")
 	assert.InDelta(t, 1/(3*float64(k)*float64(k)), p.Probability, 1e-12)
 	assert.Contains(t, p.Text, fmt.Sprintf("1/(3·%d^2)", k))
+	assert.Regexp(t, `\(k bounds every run: the longest sampled run took \d+ steps\)$`, p.Text)
 	// Shrunk to the same canonical counterexample as the exhaustive search.
 	ex, err := Check(sc, Options{Bound: DefaultBound})
 	require.NoError(t, err)

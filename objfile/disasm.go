@@ -66,6 +66,9 @@ func disasmRaw(arch Arch, b []byte, pc uint64, thumb bool) string {
 	switch arch {
 	case ArchARM:
 		if thumb {
+			if d, ok := thumbCall(b, pc); ok {
+				return d + " (thumb)"
+			}
 			var hw []string
 			for i := 0; i+1 < len(b); i += 2 {
 				hw = append(hw, fmt.Sprintf("%02x%02x", b[i+1], b[i]))
@@ -81,6 +84,14 @@ func disasmRaw(arch Arch, b []byte, pc uint64, thumb bool) string {
 		inst, err := x86asm.Decode(b, 64)
 		if err != nil {
 			return "(bad)"
+		}
+		if rel, ok := inst.Args[0].(x86asm.Rel); ok && pc == 0 {
+			// An absolute target at every address: GNUSyntax prints
+			// ".+rel" at pc 0 (the start of a section), so print at
+			// another pc and put the real target in.
+			const at = 1 << 40
+			fake := fmt.Sprintf("%#x", uint64(at+inst.Len)+uint64(int64(rel)))
+			return strings.Replace(x86asm.GNUSyntax(inst, at, nil), fake, fmt.Sprintf("%#x", uint64(inst.Len)+uint64(int64(rel))), 1)
 		}
 		return x86asm.GNUSyntax(inst, pc, nil)
 	case ArchARM64:
@@ -103,4 +114,31 @@ func disasmRaw(arch Arch, b []byte, pc uint64, thumb bool) string {
 		return strings.Join(out, "; ")
 	}
 	return hex.EncodeToString(b)
+}
+
+// thumbCall disassembles a Thumb-2 BL or BLX (immediate) at pc (ARMv7-A ARM
+// §A8.8.25: encodings T1 and T2), the call of a Thumb mcount site, which
+// armasm does not decode.
+func thumbCall(b []byte, pc uint64) (string, bool) {
+	if len(b) < 4 {
+		return "", false
+	}
+	hw1 := uint32(b[0]) | uint32(b[1])<<8
+	hw2 := uint32(b[2]) | uint32(b[3])<<8
+	if hw1>>11 != 0x1e || hw2>>14 != 3 {
+		return "", false
+	}
+	blx := hw2&(1<<12) == 0
+	if blx && hw2&1 != 0 {
+		return "", false // T2 with H set is UNDEFINED
+	}
+	s := (hw1 >> 10) & 1
+	j1, j2 := (hw2>>13)&1, (hw2>>11)&1
+	i1, i2 := ^(j1^s)&1, ^(j2^s)&1
+	imm := s<<24 | i1<<23 | i2<<22 | (hw1&0x3ff)<<12 | (hw2&0x7ff)<<1
+	off := int64(int32(imm<<7) >> 7) // sign-extend 25 bits
+	if blx {
+		return fmt.Sprintf("blx %#x", (pc&^3)+4+uint64(off)), true
+	}
+	return fmt.Sprintf("bl %#x", pc+4+uint64(off)), true
 }

@@ -47,17 +47,17 @@ func ExampleFile_Sites() {
 		fmt.Printf("%-14s %-18s %-12s push{lr}=%v %s\n", s.Section, s.FunctionRef(), fmt.Sprint(s.Methods), s.ARMPushLR, s.Disasm)
 	}
 	// Output:
-	// .text          helper_static+0x4  [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          weak_hook+0x4      [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          leaf+0x2           [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          sibling+0x2        [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          with_unlikely+0x6  [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          sum_va+0x8         [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          vla+0x6            [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text          big_frame+0xa      [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text.unlikely cold_report+0x6    [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .init.text     init_fn+0x2        [reloc mloc] push{lr}=true f7ff fffe (thumb)
-	// .text.startup  main+0x6           [reloc mloc] push{lr}=true f7ff fffe (thumb)
+	// .text          helper_static+0x4  [reloc mloc] push{lr}=true bl 0xc (thumb)
+	// .text          weak_hook+0x4      [reloc mloc] push{lr}=true bl 0x38 (thumb)
+	// .text          leaf+0x2           [reloc mloc] push{lr}=true bl 0x4a (thumb)
+	// .text          sibling+0x2        [reloc mloc] push{lr}=true bl 0x5a (thumb)
+	// .text          with_unlikely+0x6  [reloc mloc] push{lr}=true bl 0x6a (thumb)
+	// .text          sum_va+0x8         [reloc mloc] push{lr}=true bl 0xa8 (thumb)
+	// .text          vla+0x6            [reloc mloc] push{lr}=true bl 0xe2 (thumb)
+	// .text          big_frame+0xa      [reloc mloc] push{lr}=true bl 0x10a (thumb)
+	// .text.unlikely cold_report+0x6    [reloc mloc] push{lr}=true bl 0x6 (thumb)
+	// .init.text     init_fn+0x2        [reloc mloc] push{lr}=true bl 0x2 (thumb)
+	// .text.startup  main+0x6           [reloc mloc] push{lr}=true bl 0x6 (thumb)
 }
 
 // Patchable entries placed before the function symbol

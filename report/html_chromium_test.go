@@ -18,23 +18,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
 // chromium finds a headless-capable Chromium. Outside CI a missing browser
-// skips the test; under CI=true (.ci/run installs Debian's chromium) it fails.
+// skips the test, saying so on the terminal (internal/oracle); under
+// CI=true (.ci/run installs Debian's chromium) it fails.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true but no chromium on PATH (.ci/run installs Debian's chromium)")
-	}
-	t.Skip("chromium not installed (apt-get install chromium); the HTML timeline is not checked in a browser")
-	return ""
+	return oracle.Tool(t, "chromium", "the HTML timeline in a headless browser (report)",
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 }
 
 // runChromium runs a headless browser on url with extra arguments and
