@@ -115,6 +115,12 @@ type Hazard struct {
 	PC     uint64 `json:"pc"`
 	Where  string `json:"where"`  // symbolic pc, e.g. "__gnu_mcount_nc+0x14"
 	Detail string `json:"detail"` // one line: what was seen
+	// Slot is the stack slot a control register was loaded from, for a
+	// foreign-slot hazard or a bad return through the stack (0: none).
+	Slot uint64 `json:"slot,omitempty"`
+	// Err is the error behind a fault (an *isa.Fault wrapping
+	// isa.ErrUndecodable, ErrUnsupported or ErrMemory), if any.
+	Err error `json:"-"`
 }
 
 func (h Hazard) String() string {

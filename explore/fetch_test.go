@@ -2,6 +2,8 @@ package explore
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/sched"
 
 	"path/filepath"
 	"strings"
@@ -213,4 +215,33 @@ func TestReductionsAgreeOnFilesAndProbes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Hazards carry typed fields: the stack slot of a foreign-slot load, and
+// the error behind a fault.
+func TestHazardsAreStructured(t *testing.T) {
+	res, err := Check(Scenario{Strategy: builtin(t, "nop-nop")}, Options{})
+	require.NoError(t, err)
+	require.Equal(t, detect.ForeignSlot, res.Hazard.Kind)
+	assert.NotZero(t, res.Hazard.Slot)
+	assert.Contains(t, res.Hazard.Detail, fmt.Sprintf("stack slot %#x", res.Hazard.Slot))
+	for _, e := range res.Replay.Trace {
+		if e.Kind == sched.EvHazard {
+			assert.Equal(t, "foreign-slot", e.Hazard)
+			assert.Equal(t, res.Hazard.Detail, e.Detail)
+			break
+		}
+	}
+
+	o, err := kernel.LoadObject(filepath.Join("..", "kernel", "testdata", "obj", "arm-unsupported.o"), kernel.ObjectConfig{Function: "odd", Args: []int64{1}, Iterations: 1})
+	require.NoError(t, err)
+	sc := Scenario{Strategy: builtin(t, "jmp-over"), CPUs: 1, Tasks: 1, Image: func() (*kernel.Image, error) { return o.Image, nil }}
+	rep, err := Replay(sc, "", Options{})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Hazard)
+	assert.Equal(t, detect.Fault, rep.Hazard.Kind)
+	assert.ErrorIs(t, rep.Hazard.Err, isa.ErrUnsupported)
+	var f *isa.Fault
+	require.ErrorAs(t, rep.Hazard.Err, &f)
+	assert.Equal(t, rep.Hazard.PC, f.PC)
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/mcountsim/mcountsim/explore"
@@ -269,7 +267,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 			Value: fmt.Sprintf("%08x", w.Value), Source: w.Source, Insn: insn})
 	}
 	for _, h := range run.Hazards {
-		if a, ok := hazardSlot(h.Detail); ok {
+		if a := h.Slot; a != 0 {
 			p.Data.Expected = append(p.Data.Expected, expectedSlot{Step: h.Step, Task: h.Task, Addr: fmt.Sprintf("%#x", a),
 				Note: fmt.Sprintf("%s at step %d: %s loaded this slot expecting a saved return address (%s)",
 					nameOr(h.Where, fmt.Sprintf("%#x", h.PC)), h.Step, taskName(run, h.Task), h.Kind)})
@@ -456,10 +454,8 @@ func eventCell(run *explore.Run, m *sched.Machine, e sched.Event) (int, *eventVi
 	case sched.EvPatch:
 		ev.Badge = "patch"
 	case sched.EvStore:
-		// "enable #1: stopper writes e52de004 (push {lr}) at f0+0x4"
-		// becomes: write #3, enable #1, f0+0x4, e52de004 (push {lr}).
-		label, _, _ := strings.Cut(e.Text, ": ")
-		ev.Badge, ev.Text = fmt.Sprintf("write #%d", e.Write), label
+		// write #3, enable #1, f0+0x4, e52de004 (push {lr}).
+		ev.Badge, ev.Text = fmt.Sprintf("write #%d", e.Write), e.Label
 		ev.Disasm = m.DescribeStore(sched.Store{Addr: e.PC, Bytes: e.Bytes})
 	case sched.EvStopperIn:
 		ev.Badge, ev.Text = "stopper", fmt.Sprintf("cpu%d enters its stopper", e.CPU)
@@ -470,8 +466,7 @@ func eventCell(run *explore.Run, m *sched.Machine, e sched.Event) (int, *eventVi
 	case sched.EvIPI:
 		ev.Badge, ev.Text = "ipi", fmt.Sprintf("cpu%d takes the sync_core IPI", e.CPU)
 	case sched.EvHazard:
-		kind, detail, _ := strings.Cut(e.Text, ": ")
-		ev.Badge, ev.Text = "HAZARD "+kind, detail
+		ev.Badge, ev.Text = "HAZARD "+e.Hazard, e.Detail
 	}
 	return lane, ev
 }
@@ -596,23 +591,20 @@ func (tl *timeline) apply(e sched.Event) {
 	case sched.EvExec:
 		tl.where[t] = e.Where
 	case sched.EvPatch:
-		switch {
-		case strings.Contains(e.Text, "stop_machine"):
+		switch e.Op {
+		case "stop_machine":
 			tl.openSpan("stop", "stop_machine")
 			tl.task[t] = "blocked"
 			tl.where[t] = "sleeping in stop_machine()"
 			tl.cpu[e.CPU] = idle
-		case strings.Contains(e.Text, "synchronize_"), strings.Contains(e.Text, "sync_core"):
-			what := "grace period"
-			if i := strings.Index(e.Text, ": "); i >= 0 {
-				what = strings.TrimSuffix(strings.TrimSuffix(e.Text[i+2:], " called"), " IPI to all CPUs")
-			}
+		case "synchronize_sched", "synchronize_rcu_tasks":
+			what := e.Op + "()"
 			tl.openSpan("gp", what)
-			if !strings.Contains(e.Text, "sync_core") {
-				tl.task[t] = "blocked"
-				tl.where[t] = "waiting in " + what
-				tl.cpu[e.CPU] = idle
-			}
+			tl.task[t] = "blocked"
+			tl.where[t] = "waiting in " + what
+			tl.cpu[e.CPU] = idle
+		case "sync_core", "flush_icache_all":
+			tl.openSpan("gp", e.Op+"()")
 		}
 	case sched.EvStopperOut:
 		for c := range tl.cpu {
@@ -712,22 +704,6 @@ func (tl *timeline) writerName(id uint16) string {
 		}
 	}
 	return fmt.Sprintf("write #%d", id)
-}
-
-// slotRE finds the stack slot a foreign-slot or bad-return hazard names.
-//
-// TODO(lead): detect.Hazard should carry the slot as a typed field (the
-// machine has it: loadedFrom); until then the page reads it from the
-// detector's one-line detail, the only place it is.
-var slotRE = regexp.MustCompile(`stack slot (0x[0-9a-f]+)`)
-
-func hazardSlot(detail string) (uint64, bool) {
-	m := slotRE.FindStringSubmatch(detail)
-	if m == nil {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(m[1], 0, 64)
-	return v, err == nil
 }
 
 func nameOr(s, alt string) string {

@@ -244,7 +244,7 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 	case sched.EvSwitch:
 		return col, "== switched in on cpu" + fmt.Sprint(e.CPU)
 	case sched.EvPreempt:
-		if strings.Contains(e.Text, "stopper") {
+		if e.ByStopper {
 			return col, "~~ PREEMPTED (by its CPU's stopper) ~~"
 		}
 		return col, "~~ PREEMPTED (timer interrupt) ~~"
@@ -260,7 +260,7 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 		if col == run.Tasks+1 || col < 0 {
 			col = run.Tasks
 		}
-		return col, "HAZARD " + strings.SplitN(e.Text, ":", 2)[0]
+		return col, "HAZARD " + e.Hazard
 	}
 	return col, e.Text
 }

@@ -51,6 +51,17 @@ type Event struct {
 	Where string    `json:"where,omitempty"`
 	Write int       `json:"write,omitempty"` // EvStore: the write id; EvExec: the id of the write that produced the first byte
 
+	// The structured fields reports read (instead of parsing Text):
+	// the patcher operation and its label (EvPatch, EvStore, EvWaitDone,
+	// EvStopperOut: "stop_machine", "enable #1"), whether a preemption was
+	// its CPU's stopper (EvPreempt), and a hazard's kind and detail
+	// (EvHazard).
+	Op        string `json:"op,omitempty"`
+	Label     string `json:"label,omitempty"`
+	ByStopper bool   `json:"by_stopper,omitempty"`
+	Hazard    string `json:"hazard,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+
 	// EvExec only: how control left the instruction, where to (the next
 	// pc), and the data accesses it made (loads and stores through the
 	// Bus; a pair or a multiple counts each word).

@@ -29,7 +29,7 @@ func (m *Machine) patcherStep(c int8) {
 		}
 		m.next()
 	case OpStopMachine:
-		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": stop_machine() called"})
+		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": stop_machine() called"})
 		m.stopOn = true
 		m.stopCPU = c
 		m.psub = 0
@@ -38,7 +38,7 @@ func (m *Machine) patcherStep(c int8) {
 		m.tasks[p].State = Blocked
 		m.switchTo(c, Stopper)
 	case OpSyncSched, OpSyncRCUTasks:
-		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() called"})
+		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() called"})
 		m.next()
 		var cpus uint16
 		var tasks uint32
@@ -56,7 +56,7 @@ func (m *Machine) patcherStep(c int8) {
 			}
 		}
 		if cpus == 0 && tasks == 0 {
-			m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() returns at once (no CPU or task to wait for)"})
+			m.event(Event{Kind: EvWaitDone, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() returns at once (no CPU or task to wait for)"})
 			return
 		}
 		m.gpKind, m.gpCPUs, m.gpTasks = op.Kind, cpus, tasks
@@ -64,7 +64,7 @@ func (m *Machine) patcherStep(c int8) {
 		m.tasks[p].State = Blocked
 	case OpSyncCore, OpFlushIcacheAll:
 		if m.psub == 0 {
-			m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() IPI to all CPUs"})
+			m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() IPI to all CPUs"})
 			m.syncCPU(c, op.Kind.String()+"() on the patcher's own CPU")
 			for i := 0; i < m.cfg.CPUs; i++ {
 				if int8(i) != c {
@@ -78,18 +78,18 @@ func (m *Machine) patcherStep(c int8) {
 				return
 			}
 		}
-		m.event(Event{Kind: EvWaitDone, CPU: int(c), Task: int(p), Text: op.Kind.String() + " done on all CPUs"})
+		m.event(Event{Kind: EvWaitDone, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Kind.String() + " done on all CPUs"})
 		m.next()
 	case OpBreakpointOn:
 		m.bpOn, m.bpOp = true, m.pop
-		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table published (text_poke_bp)"})
+		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table published (text_poke_bp)"})
 		m.next()
 	case OpBreakpointOff:
 		// Options offers this step only once no CPU is inside the int3
 		// handler (text_poke_bp waits for bp_desc.refs to drop); a CPU
 		// that traps on a stale int3 afterwards finds no table.
 		m.bpOn = false
-		m.event(Event{Kind: EvPatch, CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table withdrawn (no handler in flight)"})
+		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table withdrawn (no handler in flight)"})
 		m.next()
 	default:
 		m.fault(c, p, 0, fmt.Sprintf("patcher: unsupported operation %v", op.Kind))
@@ -106,7 +106,7 @@ func (m *Machine) store(c int8, op *Op, s Store) {
 	m.write(s, op.Transition, int(c), op.Label)
 	m.snapshotSites()
 	if m.cfg.Record {
-		m.event(Event{Kind: EvStore, CPU: int(c), Task: int(m.patcher), PC: s.Addr, Bytes: append([]byte(nil), s.Bytes...),
+		m.event(Event{Kind: EvStore, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(m.patcher), PC: s.Addr, Bytes: append([]byte(nil), s.Bytes...),
 			Text: fmt.Sprintf("%s: write %s at %s", op.Label, m.core.describe(s.Addr, s.Bytes), m.img.Name(s.Addr)), Write: int(m.nwrites)})
 	}
 }
@@ -119,7 +119,7 @@ func (m *Machine) stopperStep(c int8) {
 		s := op.Stores[m.psub]
 		m.write(s, op.Transition, int(c), op.Label)
 		if m.cfg.Record {
-			m.event(Event{Kind: EvStore, CPU: int(c), Task: -1, PC: s.Addr, Bytes: append([]byte(nil), s.Bytes...),
+			m.event(Event{Kind: EvStore, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: -1, PC: s.Addr, Bytes: append([]byte(nil), s.Bytes...),
 				Text: fmt.Sprintf("%s: stopper writes %s at %s", op.Label, m.core.describe(s.Addr, s.Bytes), m.img.Name(s.Addr)), Write: int(m.nwrites)})
 		}
 		m.psub++
@@ -131,7 +131,7 @@ func (m *Machine) stopperStep(c int8) {
 		m.cpus[i].Stopper = false
 		m.syncCPU(int8(i), "leaving the stopper")
 	}
-	m.event(Event{Kind: EvStopperOut, CPU: int(c), Task: -1, Text: op.Label + ": stop_machine() done, all CPUs back to scheduling"})
+	m.event(Event{Kind: EvStopperOut, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: -1, Text: op.Label + ": stop_machine() done, all CPUs back to scheduling"})
 	m.next()
 	m.enqueue(m.patcher)
 }

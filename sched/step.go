@@ -255,7 +255,7 @@ func (m *Machine) Apply(a Action) {
 		if a.Task == Stopper {
 			why = "its CPU's stopper (stop_machine)"
 		}
-		m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: why})
+		m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: why, ByStopper: a.Task == Stopper})
 		m.leave(c, false)
 		m.tasks[t].Preempted = true
 		m.enqueue(t)
@@ -414,7 +414,7 @@ func (m *Machine) taskQS(t int8) {
 func (m *Machine) wakePatcher() {
 	if m.cfg.Record {
 		label := m.prog.Ops[m.pop-1].Label
-		m.event(Event{Kind: EvWaitDone, CPU: -1, Task: int(m.patcher), Text: label + ": " + m.gpKind.String() + "() returns"})
+		m.event(Event{Kind: EvWaitDone, CPU: -1, Task: int(m.patcher), Label: label, Op: m.gpKind.String(), Text: label + ": " + m.gpKind.String() + "() returns"})
 	}
 	m.gpKind = 0
 	m.enqueue(m.patcher)
@@ -445,7 +445,26 @@ func (m *Machine) hazard(k detect.Kind, cpu, task int, pc uint64, detail string)
 	}
 	h := detect.Hazard{Kind: k, Step: m.steps, CPU: cpu, Task: task, PC: pc, Where: nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)), Detail: detail}
 	m.hazards = append(m.hazards, h)
-	m.event(Event{Kind: EvHazard, CPU: cpu, Task: task, PC: pc, Text: h.Kind.String() + ": " + detail})
+	m.event(Event{Kind: EvHazard, CPU: cpu, Task: task, PC: pc, Text: h.Kind.String() + ": " + detail, Hazard: h.Kind.String(), Detail: detail})
+}
+
+// lastHazard is the hazard just recorded (for its typed fields), or nil
+// when the list was full.
+func (m *Machine) lastHazard(step int) *detect.Hazard {
+	if n := len(m.hazards); n > 0 && m.hazards[n-1].Step == step {
+		return &m.hazards[n-1]
+	}
+	return nil
+}
+
+// faultErr is a fault caused by err (a decode or execution error, an
+// *isa.Fault): the hazard carries it, so that errors.Is(h.Err,
+// isa.ErrUnsupported) tells an executor's gap from a program's fault.
+func (m *Machine) faultErr(c int8, t int8, pc uint64, err error) {
+	m.fault(c, t, pc, err.Error())
+	if h := m.lastHazard(m.steps); h != nil && h.Kind == detect.Fault {
+		h.Err = err
+	}
 }
 
 // Fault reports a fault: the task cannot continue, so the run ends.

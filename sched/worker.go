@@ -160,7 +160,7 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 			m.checkTornDirty(c, t, pc, off, f)
 		}
 		m.closePass(c, t)
-		m.fault(c, t, pc, err.Error())
+		m.faultErr(c, t, pc, err)
 		return
 	}
 	f.bytes, f.prov = f.bytes[:n], f.prov[:n]
@@ -216,7 +216,7 @@ func (m *Machine) execError(c, t int8, pc uint64, err error) {
 		m.enterTrap(c, t, pc)
 		return
 	}
-	m.fault(c, t, pc, err.Error())
+	m.faultErr(c, t, pc, err)
 }
 
 // enterTrap takes the breakpoint exception of task t at pc: the CPU is now
@@ -314,6 +314,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 				detail += fmt.Sprintf("; the return address was loaded from stack slot %#x, %s", m.loadedFrom, m.slotSource(m.loadedLink))
 			}
 			m.hazard(detect.BadReturn, int(c), int(t), pc, detail)
+			if h := m.lastHazard(m.steps); h != nil && m.loadedInto != 0 {
+				h.Slot = m.loadedFrom
+			}
 			m.loadedInto = 0
 		case detect.StackImbalance:
 			m.hazard(detect.StackImbalance, int(c), int(t), pc, fmt.Sprintf("%s returned with sp %#x, expected %#x (sp at the call %#x, callee pops %d)",
@@ -323,6 +326,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
 		m.hazard(detect.ForeignSlot, int(c), int(t), pc, fmt.Sprintf("%s loaded from stack slot %#x, %s, not a saved link value",
 			m.core.regName(m.loadedInto), m.loadedFrom, m.slotSource(m.loadedLink)))
+		if h := m.lastHazard(m.steps); h != nil {
+			h.Slot = m.loadedFrom
+		}
 	}
 }
 
