@@ -226,20 +226,11 @@ func decodeStrReg(w uint32) (armasm.Inst, error) {
 // Every hit is checked against the bytes now in text, so a write to text
 // never leaves a stale entry; writers need not tell the cache anything. A
 // Cache is not safe for concurrent use: give each goroutine its own.
-type Cache struct {
-	base    uint32
-	entries []cacheEntry
-}
-
-type cacheEntry struct {
-	valid bool
-	inst  Inst
-	err   error
-}
+type Cache struct{ c isa.DecodeCache[Inst] }
 
 // NewCache returns a cache for a text segment of size bytes at base.
 func NewCache(base uint32, size int) *Cache {
-	return &Cache{base: base, entries: make([]cacheEntry, (size+3)/4)}
+	return &Cache{isa.NewDecodeCache[Inst](uint64(base), size, 4)}
 }
 
 // Lookup returns the decoding of w at pc, from the cache when the cached
@@ -247,18 +238,17 @@ func NewCache(base uint32, size int) *Cache {
 // word aligned gives an *isa.Fault wrapping isa.ErrMemory (and an Inst whose Exec
 // fails the same way).
 func (c *Cache) Lookup(pc uint32, w uint32) (*Inst, error) {
-	i := (pc - c.base) >> 2
-	if pc&3 != 0 || pc < c.base || i >= uint32(len(c.entries)) {
+	e := c.c.Entry(uint64(pc))
+	if e == nil {
 		return &Inst{Word: w, Cond: AL, err: errFetch}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: errFetch}
 	}
-	e := &c.entries[i]
-	if e.valid && e.inst.Word == w {
-		return &e.inst, e.err
+	if e.Valid && e.Inst.Word == w {
+		return &e.Inst, e.Err
 	}
 	inst, err := Decode(pc, w)
 	inst.Word = w
-	*e = cacheEntry{valid: true, inst: inst, err: err}
-	return &e.inst, err
+	*e = isa.CacheEntry[Inst]{Valid: true, Inst: inst, Err: err}
+	return &e.Inst, err
 }
 
 // Disasm returns the GNU syntax of inst at pc, with branch targets written

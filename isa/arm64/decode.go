@@ -155,20 +155,11 @@ func Decode(pc uint64, w uint32) (Inst, error) {
 // Every hit is checked against the word now in text, so a write to text
 // never leaves a stale entry; writers need not tell the cache anything. A
 // Cache is not safe for concurrent use: give each goroutine its own.
-type Cache struct {
-	base    uint64
-	entries []cacheEntry
-}
-
-type cacheEntry struct {
-	valid bool
-	inst  Inst
-	err   error
-}
+type Cache struct{ c isa.DecodeCache[Inst] }
 
 // NewCache returns a cache for a text segment of size bytes at base.
 func NewCache(base uint64, size int) *Cache {
-	return &Cache{base: base, entries: make([]cacheEntry, (size+3)/4)}
+	return &Cache{isa.NewDecodeCache[Inst](base, size, 4)}
 }
 
 var errFetch = isa.Detail("fetch outside the text segment or misaligned", isa.ErrMemory)
@@ -178,17 +169,16 @@ var errFetch = isa.Detail("fetch outside the text segment or misaligned", isa.Er
 // word aligned gives an *isa.Fault wrapping isa.ErrMemory (and an Inst
 // whose Exec fails the same way).
 func (c *Cache) Lookup(pc uint64, w uint32) (*Inst, error) {
-	i := (pc - c.base) >> 2
-	if pc&3 != 0 || pc < c.base || i >= uint64(len(c.entries)) {
+	e := c.c.Entry(pc)
+	if e == nil {
 		return &Inst{Word: w, err: errFetch}, &isa.Fault{PC: pc, Bytes: wordBytes(w), Unit: 4, Err: errFetch}
 	}
-	e := &c.entries[i]
-	if e.valid && e.inst.Word == w {
-		return &e.inst, e.err
+	if e.Valid && e.Inst.Word == w {
+		return &e.Inst, e.Err
 	}
 	inst, err := Decode(pc, w)
-	*e = cacheEntry{valid: true, inst: inst, err: err}
-	return &e.inst, err
+	*e = isa.CacheEntry[Inst]{Valid: true, Inst: inst, Err: err}
+	return &e.Inst, err
 }
 
 // hintNames are the hints GNU objdump names that arm64asm prints as

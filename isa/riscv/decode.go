@@ -402,20 +402,11 @@ func compile(ai riscv64asm.Inst, enc uint32, n uint8) Inst {
 // to text never leaves a stale entry; writers need not tell the cache
 // anything. A Cache is not safe for concurrent use: give each goroutine its
 // own.
-type Cache struct {
-	base    uint64
-	entries []cacheEntry
-}
-
-type cacheEntry struct {
-	valid bool
-	inst  Inst
-	err   error
-}
+type Cache struct{ c isa.DecodeCache[Inst] }
 
 // NewCache returns a cache for a text segment of size bytes at base.
 func NewCache(base uint64, size int) *Cache {
-	return &Cache{base: base, entries: make([]cacheEntry, (size+1)/2)}
+	return &Cache{isa.NewDecodeCache[Inst](base, size, 2)}
 }
 
 var errFetch = isa.Detail("fetch outside the text segment or at an odd address", isa.ErrMemory)
@@ -426,24 +417,23 @@ var errFetch = isa.Detail("fetch outside the text segment or at an odd address",
 // otherwise). A pc outside the segment or odd gives an *isa.Fault wrapping
 // isa.ErrMemory (and an Inst whose Exec fails the same way).
 func (c *Cache) Lookup(pc uint64, b []byte) (*Inst, error) {
-	i := (pc - c.base) >> 1
-	if pc&1 != 0 || pc < c.base || i >= uint64(len(c.entries)) {
+	e := c.c.Entry(pc)
+	if e == nil {
 		n := min(len(b), 4)
 		inst := &Inst{Len: uint8(n), err: errFetch}
 		return inst, &isa.Fault{PC: pc, Bytes: append([]byte(nil), b[:n]...), Unit: unit(n), Err: errFetch}
 	}
-	e := &c.entries[i]
-	if e.valid && e.err == nil {
+	if e.Valid && e.Err == nil {
 		switch {
-		case e.inst.Len == 2 && len(b) >= 2 && uint32(b[0])|uint32(b[1])<<8 == e.inst.Enc:
-			return &e.inst, nil
-		case e.inst.Len == 4 && len(b) >= 4 && binary.LittleEndian.Uint32(b) == e.inst.Enc:
-			return &e.inst, nil
+		case e.Inst.Len == 2 && len(b) >= 2 && uint32(b[0])|uint32(b[1])<<8 == e.Inst.Enc:
+			return &e.Inst, nil
+		case e.Inst.Len == 4 && len(b) >= 4 && binary.LittleEndian.Uint32(b) == e.Inst.Enc:
+			return &e.Inst, nil
 		}
 	}
 	inst, err := Decode(pc, b)
-	*e = cacheEntry{valid: true, inst: inst, err: err}
-	return &e.inst, err
+	*e = isa.CacheEntry[Inst]{Valid: true, Inst: inst, Err: err}
+	return &e.Inst, err
 }
 
 // abiNames are the ABI names of x0..x31 (the psABI's register table), as

@@ -180,20 +180,11 @@ func hintNop(src []byte) (x86asm.Inst, bool) {
 // to text never leaves a stale entry; writers need not tell the cache
 // anything. An entry takes about 360 bytes per byte of text. A Cache is not
 // safe for concurrent use: give each goroutine its own.
-type Cache struct {
-	base    uint64
-	entries []cacheEntry
-}
-
-type cacheEntry struct {
-	valid bool
-	inst  Inst
-	err   error
-}
+type Cache struct{ c isa.DecodeCache[Inst] }
 
 // NewCache returns a cache for a text segment of size bytes at base.
 func NewCache(base uint64, size int) *Cache {
-	return &Cache{base: base, entries: make([]cacheEntry, size)}
+	return &Cache{isa.NewDecodeCache[Inst](base, size, 1)}
 }
 
 // Lookup returns the decoding of the bytes at the start of src, fetched
@@ -202,21 +193,21 @@ func NewCache(base uint64, size int) *Cache {
 // outside the segment is an *isa.Fault wrapping isa.ErrMemory. The returned Inst stays valid until the next
 // Lookup at the same pc.
 func (c *Cache) Lookup(pc uint64, src []byte) (*Inst, error) {
-	if pc-c.base >= uint64(len(c.entries)) {
+	e := c.c.Entry(pc)
+	if e == nil {
 		return nil, &isa.Fault{PC: pc, Err: errOutside}
 	}
-	e := &c.entries[pc-c.base]
-	if e.valid {
-		n := int(e.inst.nraw)
+	if e.Valid {
+		n := int(e.Inst.nraw)
 		// A failed decoding depends on every byte that was available.
-		if n <= len(src) && bytes.Equal(e.inst.raw[:n], src[:n]) &&
-			(e.err == nil || n == min(len(src), MaxLen)) {
-			return &e.inst, e.err
+		if n <= len(src) && bytes.Equal(e.Inst.raw[:n], src[:n]) &&
+			(e.Err == nil || n == min(len(src), MaxLen)) {
+			return &e.Inst, e.Err
 		}
 	}
-	e.err = decode(&e.inst, pc, src)
-	e.valid = true
-	return &e.inst, e.err
+	e.Err = decode(&e.Inst, pc, src)
+	e.Valid = true
+	return &e.Inst, e.Err
 }
 
 // Disasm returns the GNU (AT&T) syntax of inst at pc, with branch targets
