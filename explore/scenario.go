@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/params"
 
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/patch"
@@ -61,21 +62,11 @@ type Scenario struct {
 
 // WithDefaults returns s with every zero field set to its default.
 func (s Scenario) WithDefaults() Scenario {
-	if s.CPUs == 0 {
-		s.CPUs = 2
-	}
-	if s.Tasks == 0 {
-		s.Tasks = 2
-	}
-	if s.Iterations == 0 {
-		s.Iterations = 2
-	}
-	if s.Toggles == 0 {
-		s.Toggles = 2
-	}
-	if s.Functions == 0 {
-		s.Functions = 1
-	}
+	s.CPUs = params.CPUs.Or(s.CPUs)
+	s.Tasks = params.Tasks.Or(s.Tasks)
+	s.Iterations = params.Iterations.Or(s.Iterations)
+	s.Toggles = params.Toggles.Or(s.Toggles)
+	s.Functions = params.Functions.Or(s.Functions)
 	if s.Arch == 0 && s.Strategy != nil {
 		s.Arch = s.Strategy.Arch
 	}

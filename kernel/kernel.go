@@ -15,6 +15,7 @@ package kernel
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/params"
 	"sort"
 )
 
@@ -138,12 +139,8 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.Functions == 0 {
-		c.Functions = 1
-	}
-	if c.Iterations == 0 {
-		c.Iterations = 2
-	}
+	c.Functions = params.Functions.Or(c.Functions)
+	c.Iterations = params.Iterations.Or(c.Iterations)
 	if c.Prologue == "" {
 		c.Prologue = "fentry"
 	}
@@ -158,11 +155,13 @@ func Build(arch Arch, cfg Config) (*Image, error) {
 		cfg.Prologue = RVAtomic
 	}
 	cfg.defaults()
-	if cfg.Functions < 1 || cfg.Functions > 64 {
-		return nil, fmt.Errorf("functions must be 1..64, got %d", cfg.Functions)
-	}
-	if cfg.Iterations < 1 || cfg.Iterations > 255 {
-		return nil, fmt.Errorf("iterations must be 1..255, got %d", cfg.Iterations)
+	for _, s := range []struct {
+		p *params.Param
+		v int
+	}{{&params.Functions, cfg.Functions}, {&params.Iterations, cfg.Iterations}} {
+		if s.v < s.p.Min || s.v > s.p.Max {
+			return nil, fmt.Errorf("%s must be %d..%d, got %d", s.p.Name, s.p.Min, s.p.Max, s.v)
+		}
 	}
 	switch arch {
 	case ARM:

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcountsim/mcountsim/params"
 	"io"
 	"os"
 	"slices"
@@ -96,13 +97,13 @@ var configKeys = []configKey{
 		c.Preempt = &p
 		return err
 	}, func(c *FileConfig) (string, bool) { return fmtPtr(c.Preempt) }},
-	{"cpus", intKey(func(c *FileConfig) **int { return &c.CPUs }, 1, sched.MaxCPUs), getInt(func(c *FileConfig) *int { return c.CPUs })},
-	{"tasks", intKey(func(c *FileConfig) **int { return &c.Tasks }, 1, sched.MaxTasks-1), getInt(func(c *FileConfig) *int { return c.Tasks })},
-	{"iterations", intKey(func(c *FileConfig) **int { return &c.Iterations }, 1, 255), getInt(func(c *FileConfig) *int { return c.Iterations })},
-	{"toggles", intKey(func(c *FileConfig) **int { return &c.Toggles }, 1, 64), getInt(func(c *FileConfig) *int { return c.Toggles })},
-	{"functions", intKey(func(c *FileConfig) **int { return &c.Functions }, 1, 64), getInt(func(c *FileConfig) *int { return c.Functions })},
-	{"bound", intKey(func(c *FileConfig) **int { return &c.Bound }, 0, 64), getInt(func(c *FileConfig) *int { return c.Bound })},
-	{"max-states", intKey(func(c *FileConfig) **int { return &c.MaxStates }, 0, 1<<62), getInt(func(c *FileConfig) *int { return c.MaxStates })},
+	{"cpus", intKey(func(c *FileConfig) **int { return &c.CPUs }, params.CPUs.Min, params.CPUs.Max), getInt(func(c *FileConfig) *int { return c.CPUs })},
+	{"tasks", intKey(func(c *FileConfig) **int { return &c.Tasks }, params.Tasks.Min, params.Tasks.Max), getInt(func(c *FileConfig) *int { return c.Tasks })},
+	{"iterations", intKey(func(c *FileConfig) **int { return &c.Iterations }, params.Iterations.Min, params.Iterations.Max), getInt(func(c *FileConfig) *int { return c.Iterations })},
+	{"toggles", intKey(func(c *FileConfig) **int { return &c.Toggles }, params.Toggles.Min, params.Toggles.Max), getInt(func(c *FileConfig) *int { return c.Toggles })},
+	{"functions", intKey(func(c *FileConfig) **int { return &c.Functions }, params.Functions.Min, params.Functions.Max), getInt(func(c *FileConfig) *int { return c.Functions })},
+	{"bound", intKey(func(c *FileConfig) **int { return &c.Bound }, params.Bound.Min, params.Bound.Max), getInt(func(c *FileConfig) *int { return c.Bound })},
+	{"max-states", intKey(func(c *FileConfig) **int { return &c.MaxStates }, params.MaxStates.Min, params.MaxStates.Max), getInt(func(c *FileConfig) *int { return c.MaxStates })},
 	{"timeout", func(c *FileConfig, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {

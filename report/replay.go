@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/params"
 	"reflect"
 	"strconv"
 	"strings"
@@ -91,18 +92,18 @@ func ReplayCommand(sc explore.Scenario, opts explore.Options, schedule string) s
 		}
 	}
 	type setting struct {
-		name   string
-		v, def int
+		p *params.Param
+		v int
 	}
-	settings := []setting{{"cpus", c.CPUs, 2}, {"tasks", c.Tasks, 2}, {"iterations", c.Iterations, 2},
-		{"toggles", c.Toggles, 2}}
+	settings := []setting{{&params.CPUs, c.CPUs}, {&params.Tasks, c.Tasks}, {&params.Iterations, c.Iterations},
+		{&params.Toggles, c.Toggles}}
 	if sc.ObjectFile == "" {
-		settings = append(settings, setting{"functions", c.Functions, 1})
+		settings = append(settings, setting{&params.Functions, c.Functions})
 	}
-	settings = append(settings, setting{"bound", c.Bound, explore.DefaultBound})
+	settings = append(settings, setting{&params.Bound, c.Bound})
 	for _, f := range settings {
-		if all || f.v != f.def {
-			args = append(args, "--"+f.name, fmt.Sprint(f.v))
+		if all || f.v != f.p.Default {
+			args = append(args, "--"+f.p.Name, fmt.Sprint(f.v))
 		}
 	}
 	if all || c.Preempt != "full" {

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mcountsim/mcountsim/params"
 	"math/bits"
+	"strings"
 
 	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/kernel"
@@ -40,10 +42,10 @@ func ParsePreempt(s string) (Preempt, error) {
 	return 0, fmt.Errorf("unknown preemption model %q (want none or full)", s)
 }
 
-// Limits of one machine.
+// Limits of one machine (package params holds every setting's range).
 const (
-	MaxCPUs  = 8
-	MaxTasks = 16 // workers plus the patcher
+	MaxCPUs  = params.MaxCPUs
+	MaxTasks = params.MaxTasks // workers plus the patcher
 )
 
 // Config describes the machine around an image.
@@ -71,15 +73,9 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.CPUs == 0 {
-		c.CPUs = 2
-	}
-	if c.Tasks == 0 {
-		c.Tasks = 2
-	}
-	if c.StackWords == 0 {
-		c.StackWords = 64
-	}
+	c.CPUs = params.CPUs.Or(c.CPUs)
+	c.Tasks = params.Tasks.Or(c.Tasks)
+	c.StackWords = params.StackWords.Or(c.StackWords)
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps
 	}
@@ -88,13 +84,13 @@ func (c *Config) defaults() {
 // Validate reports a configuration error.
 func (c Config) Validate() error {
 	c.defaults()
-	switch {
-	case c.CPUs < 1 || c.CPUs > MaxCPUs:
-		return fmt.Errorf("cpus must be 1..%d, got %d", MaxCPUs, c.CPUs)
-	case c.Tasks < 1 || c.Tasks > MaxTasks-1:
-		return fmt.Errorf("tasks must be 1..%d, got %d", MaxTasks-1, c.Tasks)
-	case c.StackWords < 16 || c.StackWords > 4096:
-		return fmt.Errorf("stack words must be 16..4096, got %d", c.StackWords)
+	for _, s := range []struct {
+		p *params.Param
+		v int
+	}{{&params.CPUs, c.CPUs}, {&params.Tasks, c.Tasks}, {&params.StackWords, c.StackWords}} {
+		if s.v < s.p.Min || s.v > s.p.Max {
+			return fmt.Errorf("%s must be %d..%d, got %d", strings.ReplaceAll(s.p.Name, "-", " "), s.p.Min, s.p.Max, s.v)
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcountsim/mcountsim/params"
 	"io"
 	"os"
 	"strconv"
@@ -73,13 +74,13 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.StringVar(&f.strategyFile, "strategy-file", "", "read the strategy (and optionally the machine) from a scenario `file`")
 	fs.StringVar(&f.preempt, "preempt", "full", "preemption model: none or full")
 	fs.StringVar(&f.prologue, "prologue", "", "x86 call-site flavour: fentry (default) or mcount")
-	fs.IntVar(&f.cpus, "cpus", 2, "number of CPUs")
-	fs.IntVar(&f.tasks, "tasks", 2, "number of worker tasks")
-	fs.IntVar(&f.iterations, "iterations", 2, "workload iterations per task")
-	fs.IntVar(&f.toggles, "toggles", 2, "patch transitions (enable, disable, enable, ...)")
-	fs.IntVar(&f.functions, "functions", 1, "traced functions, each with its own call site")
-	fs.IntVar(&f.bound, "bound", explore.DefaultBound, "preemption bound: most involuntary context switches per run")
-	fs.IntVar(&f.maxStates, "max-states", 0, "stop (INCOMPLETE) after this many states (0: no limit)")
+	for _, p := range []struct {
+		v *int
+		p *params.Param
+	}{{&f.cpus, &params.CPUs}, {&f.tasks, &params.Tasks}, {&f.iterations, &params.Iterations}, {&f.toggles, &params.Toggles},
+		{&f.functions, &params.Functions}, {&f.bound, &params.Bound}, {&f.maxStates, &params.MaxStates}} {
+		fs.IntVar(p.v, p.p.Name, p.p.Default, p.p.Usage)
+	}
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long (0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
@@ -235,19 +236,12 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 		return sc, opts, fmt.Errorf("--preempt: %v", err)
 	}
 	for _, c := range []struct {
-		name      string
-		v, lo, hi int
-	}{
-		{"cpus", f.cpus, 1, explore.MaxCPUs},
-		{"tasks", f.tasks, 1, explore.MaxTasks},
-		{"iterations", f.iterations, 1, 255},
-		{"toggles", f.toggles, 1, 64},
-		{"functions", f.functions, 1, 64},
-		{"bound", f.bound, 0, 64},
-		{"max-states", f.maxStates, 0, 1 << 62},
-	} {
-		if c.v < c.lo || c.v > c.hi {
-			return sc, opts, fmt.Errorf("--%s must be %d..%d, got %d", c.name, c.lo, c.hi, c.v)
+		p *params.Param
+		v int
+	}{{&params.CPUs, f.cpus}, {&params.Tasks, f.tasks}, {&params.Iterations, f.iterations}, {&params.Toggles, f.toggles},
+		{&params.Functions, f.functions}, {&params.Bound, f.bound}, {&params.MaxStates, f.maxStates}} {
+		if err := c.p.Check(c.v); err != nil {
+			return sc, opts, err
 		}
 	}
 	if f.timeout < 0 {
