@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"github.com/mcountsim/mcountsim/explore"
 	"bufio"
 	"errors"
 	"flag"
@@ -283,44 +284,6 @@ func qemuResults(t *testing.T) map[string]int32 {
 	return out
 }
 
-// search explores every schedule of m (depth first, states hashed) and
-// returns the first hazard found, or nil, and the states visited.
-func search(m *sched.Machine) (*detect.Hazard, int) {
-	seen := map[[2]uint64]int{}
-	var dfs func(m *sched.Machine) *detect.Hazard
-	dfs = func(m *sched.Machine) *detect.Hazard {
-		var buf []sched.Action
-		for {
-			if hz := m.Hazards(); len(hz) > 0 {
-				return &hz[0]
-			}
-			if m.Done() {
-				return nil
-			}
-			buf = m.OptionsWithin(buf, 1)
-			if len(buf) == 0 {
-				m.Deadlock()
-				continue
-			}
-			if len(buf) > 1 {
-				h := m.Hash()
-				if p, ok := seen[h]; ok && p <= m.Preemptions() {
-					return nil
-				}
-				seen[h] = m.Preemptions()
-				for _, a := range buf[1:] {
-					c := m.Clone()
-					c.Apply(a)
-					if hz := dfs(c); hz != nil {
-						return hz
-					}
-				}
-			}
-			m.Apply(buf[0])
-		}
-	}
-	return dfs(m), len(seen)
-}
 
 // check builds the machine for fixture file, function fn, and strategy,
 // and searches it (2 CPUs, 2 tasks, 1 iteration, 2 toggles, bound 1).
@@ -330,11 +293,14 @@ func check(t *testing.T, file, fn string, args []int64, strategy string) (*detec
 	require.NoError(t, err)
 	s, ok := patch.Lookup(o.Image.Arch, strategy)
 	require.True(t, ok)
-	prog, err := patch.Compile(s, o.Image, 2)
+	// The explorer's search (its reductions are tested against the
+	// unreduced search in package explore).
+	sc := explore.Scenario{Strategy: s, CPUs: 2, Tasks: 2, Iterations: 1, Toggles: 2, StackWords: 256,
+		Image: func() (*kernel.Image, error) { return o.Image, nil }}
+	res, err := explore.Check(sc, explore.Options{Bound: 1})
 	require.NoError(t, err)
-	m, err := sched.New(o.Image, sched.Config{CPUs: 2, Tasks: 2, StackWords: 256}, prog)
-	require.NoError(t, err)
-	return search(m)
+	require.NotEqual(t, explore.Incomplete, res.Verdict, res.Reason)
+	return res.Hazard, res.States
 }
 
 // TestObjectARMFrames is acceptance 1: the real -O2 -marm -pg frame of
