@@ -43,7 +43,7 @@ var abi64 = map[kernel.Arch]struct {
 	ret, callLen int
 	saved        []int
 }{
-	kernel.ARM64:   {0, 4, []int{19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31}}, // x19-x29, sp
+	kernel.ARM64:   {0, 4, []int{19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31}},   // x19-x29, sp
 	kernel.RISCV64: {10, 8, []int{2, 8, 9, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}}, // sp, s0-s11
 }
 
