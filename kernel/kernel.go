@@ -125,6 +125,10 @@ type Image struct {
 	Align   int    // instruction alignment: 4 on ARM, 1 on x86
 	Data    []Segment
 	Stubs   []string // undefined callees linked to a stub returning 0 (LinkObject)
+	// Prologue is the call-site layout of an arm64 or riscv64 object's
+	// sites (a Config.Prologue name: "pfe2", "pfe8", ...), set by
+	// LinkObject; empty otherwise.
+	Prologue string
 }
 
 // Config is what the text depends on.

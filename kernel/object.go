@@ -121,8 +121,16 @@ func LinkObject(name string, raw []byte, cfg ObjectConfig) (*Object, error) {
 			return nil, fmt.Errorf("%s: %w: %d arguments, the x86-64 workload passes at most 6", name, ErrUnsupportedObject, len(cfg.Args))
 		}
 		l.arch = X86
+	case objfile.ArchARM64, objfile.ArchRISCV64:
+		l.arch = map[objfile.Arch]Arch{objfile.ArchARM64: ARM64, objfile.ArchRISCV64: RISCV64}[f.Arch]
+		if err := workerArgs(name, l.arch, len(cfg.Args)); err != nil {
+			return nil, err
+		}
+		if err := l.layout64(); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, fmt.Errorf("%s: %w: arch %v (want ARM A32 or x86-64)", name, ErrUnsupportedObject, f.Arch)
+		return nil, fmt.Errorf("%s: %w: arch %v (want ARM A32, x86-64, arm64 or riscv64)", name, ErrUnsupportedObject, f.Arch)
 	}
 	return l.link()
 }
@@ -141,12 +149,18 @@ type linker struct {
 	stubs   map[string]bool
 	helpers map[string]bool // ARM run-time helpers the object calls
 	ret     uint64
+	// prologue is the layout of an arm64 or riscv64 object's sites
+	// (objectarm64.go, objectriscv.go); hi20 indexes its %pcrel_hi
+	// relocations by address (RISC-V).
+	prologue string
+	hi20     map[uint64]objfile.Reloc
 }
 
 // builtinNames are the symbols the services define.
 var builtinNames = map[string]bool{
 	"worker": true, "__gnu_mcount_nc": true, "trace_function": true, "schedule": true, "do_exit": true,
 	"__fentry__": true, "mcount": true, "ftrace_caller": true,
+	"_mcount": true, "ftrace_stub": true, "ftrace_regs_caller": true,
 }
 
 func (l *linker) errorf(format string, args ...any) error {
@@ -174,21 +188,22 @@ func (l *linker) link() (*Object, error) {
 	if fn.Thumb {
 		return nil, l.errorf("%s is Thumb code; only A32 (-marm) is supported", fn.Name)
 	}
-	base := uint64(ARMBase)
-	if l.arch == X86 {
-		base = X86Base
-	}
-	l.a = &asm{img: &Image{Arch: l.arch, Base: base, Align: 4}}
-	if l.arch == X86 {
+	base := map[Arch]uint64{ARM: ARMBase, X86: X86Base, ARM64: ARM64Base, RISCV64: RISCVBase}[l.arch]
+	l.a = &asm{img: &Image{Arch: l.arch, Base: base, Align: 4, Prologue: l.prologue}}
+	switch l.arch {
+	case X86:
 		l.a.img.Align = 1
+	case RISCV64:
+		l.a.img.Align = 2
 	}
 	l.worker()
 	if err := l.text(); err != nil {
 		return nil, err
 	}
-	if l.arch == ARM {
+	switch l.arch {
+	case ARM:
 		armText{l.a}.services()
-	} else {
+	case X86:
 		x86Text{l.a}.services()
 	}
 	if err := l.data(); err != nil {
@@ -217,9 +232,17 @@ func (l *linker) link() (*Object, error) {
 	for _, s := range stubs {
 		l.stub(s)
 	}
+	if l.arch == ARM64 || l.arch == RISCV64 {
+		l.services64()
+	}
 	img, err := l.a.finish()
 	if err != nil {
 		return nil, err
+	}
+	if l.arch == RISCV64 {
+		if err := l.checkRISCV(img); err != nil {
+			return nil, err
+		}
 	}
 	img.Stubs = stubs
 	sort.SliceStable(img.Sites, func(i, j int) bool { return img.Sites[i].Addr < img.Sites[j].Addr })
@@ -231,6 +254,14 @@ func (l *linker) worker() {
 	a := l.a
 	a.sym("worker")
 	a.img.Entry = a.pc()
+	switch l.arch {
+	case ARM64:
+		l.workerARM64()
+		return
+	case RISCV64:
+		l.workerRISCV()
+		return
+	}
 	if l.arch == ARM {
 		t := armText{a}
 		t.w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
@@ -295,6 +326,9 @@ func (l *linker) text() error {
 		if l.arch == X86 {
 			align = 16
 		}
+		if es := l.ef.Sections[s.Index]; (l.arch == ARM64 || l.arch == RISCV64) && es.Addralign > align && es.Addralign <= 4096 {
+			align = es.Addralign // -falign-functions=8 (CALL_OPS literals)
+		}
 		if uint64(len(a.img.Text))+uint64(len(s.Data)) > maxText {
 			return l.errorf("executable sections larger than %d MiB", maxText>>20)
 		}
@@ -302,6 +336,8 @@ func (l *linker) text() error {
 		for a.pc()%align != 0 {
 			if l.arch == X86 {
 				a.emit([]byte{0xcc})
+			} else if l.arch == RISCV64 {
+				a.emit([]byte{0, 0}) // c.unimp
 			} else {
 				a.emit(arm.Word(0xe7f000f0).Bytes()) // udf: never executed
 			}
@@ -334,7 +370,8 @@ func (l *linker) text() error {
 // for the GOT.
 func (l *linker) data() error {
 	img := l.a.img
-	next := uint64(DataBase)
+	dbase := l.dataBase()
+	next := dbase
 	type pending struct {
 		seg int
 		sec *elf.Section
@@ -349,7 +386,7 @@ func (l *linker) data() error {
 			continue
 		}
 		align := max(es.Addralign, 8)
-		if align > 4096 || align&(align-1) != 0 || es.Size > maxData || next+es.Size > DataBase+maxData {
+		if align > 4096 || align&(align-1) != 0 || es.Size > maxData || next+es.Size > dbase+maxData {
 			return fmt.Errorf("%s: %w: section %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, es.Name, es.Size, es.Addralign, maxData>>20)
 		}
 		next = (next + align - 1) &^ (align - 1)
@@ -496,6 +533,8 @@ func (l *linker) symTarget(s objfile.Symbol) (string, error) {
 		return "", l.errorf("calls %s: the pre-EABI mcount ABI is not supported (gcc >= 4.4 emits __gnu_mcount_nc)", s.Name)
 	case l.arch == X86 && (s.Name == "__fentry__" || s.Name == "mcount"):
 		return s.Name, nil
+	case (l.arch == ARM64 || l.arch == RISCV64) && s.Name == "_mcount":
+		return s.Name, nil
 	case builtinNames[s.Name]:
 		return s.Name, nil
 	case l.arch == ARM && IsARMHelper(s.Name):
@@ -607,6 +646,9 @@ func (l *linker) relaxGOTCall(s *objfile.Section, at uint64, r objfile.Reloc) er
 // relocate applies r to the section loaded at addr whose bytes buf
 // returns (an accessor: text grows while stubs are laid out).
 func (l *linker) relocate(buf func() []byte, addr uint64, r objfile.Reloc, sec string) error {
+	if l.arch == ARM64 || l.arch == RISCV64 {
+		return l.relocate64(buf, addr, r, sec)
+	}
 	tname := l.f.RelocTypeName(r.Type)
 	where := fmt.Sprintf("%s+%#x", sec, r.Offset)
 	if l.arch == ARM {
@@ -722,6 +764,9 @@ func (l *linker) apply(buf []byte, addr uint64, r objfile.Reloc, s uint64, where
 
 // sites turns objfile's sites into the image's.
 func (l *linker) sites() error {
+	if l.arch == ARM64 || l.arch == RISCV64 {
+		return l.sites64()
+	}
 	found, err := l.f.Sites()
 	if err != nil {
 		return err
@@ -761,6 +806,14 @@ func (l *linker) sites() error {
 func (l *linker) stub(name string) {
 	a := l.a
 	a.sym(name)
+	switch l.arch {
+	case ARM64:
+		l.stubARM64()
+		return
+	case RISCV64:
+		l.stubRISCV()
+		return
+	}
 	if l.arch == ARM {
 		t := armText{a}
 		for _, r := range []int{arm.R0, arm.R1, arm.R2, arm.R3, arm.R12} {

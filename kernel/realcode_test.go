@@ -30,14 +30,7 @@ var realFixtures = []struct {
 
 // needsSched are the calls that cannot pass until package sched changes,
 // with the reason (the test is skipped, naming it).
-var needsSched = map[string]string{
-	"arm-real.o wstrlen(0)":        "page-granular memory: the aligned word load past wstr's last byte (inside the page) faults at 0x200198",
-	"arm-real.o wstrlen(3)":        "page-granular memory: the aligned word load past wstr's last byte (inside the page) faults at 0x200198",
-	"arm-v7-real.o wstrlen(0)":     "page-granular memory: the aligned word load past wstr's last byte (inside the page) faults at 0x200198",
-	"arm-v7-real.o wstrlen(3)":     "page-granular memory: the aligned word load past wstr's last byte (inside the page) faults at 0x200198",
-	"x86-fentry-real.o wstrlen(0)": "page-granular memory: the aligned 8-byte load past wstr's last byte (inside the page) faults at 0x200198",
-	"x86-fentry-real.o wstrlen(3)": "page-granular memory: the aligned 8-byte load past wstr's last byte (inside the page) faults at 0x200198",
-}
+var needsSched = map[string]string{}
 
 // needsISA are calls that reach an A32 instruction isa/arm does not run
 // yet (not this package's to fix).

@@ -114,6 +114,15 @@ func buildRISCV(cfg Config) (*Image, error) {
 	w(0x0015151b) // sllw a0,a0,0x1
 	h(riscv.CRet())
 
+	a.services(era)
+	return a.finish()
+}
+
+// services emits what every RISC-V text of era ends with (Build's and
+// LinkObject's): _mcount (era 0), the era's trampolines, the hook stubs,
+// and the ftrace data segment at RISCVData.
+func (a rvText) services(era string) {
+	w := a.w
 	a.align4()
 	if era == RVMcount {
 		a.sym("_mcount")
@@ -134,7 +143,6 @@ func buildRISCV(cfg Config) (*Image, error) {
 	data := make([]byte, 16) // function_trace_op (the ops pointer, unused by the hook), ftrace_call_dest
 	a.later(func() { binary.LittleEndian.PutUint64(data[8:], a.addr("trace_function")) })
 	a.img.Data = append(a.img.Data, Segment{Name: "ftrace data", Addr: RISCVData, Bytes: data})
-	return a.finish()
 }
 
 // Data addresses the trampolines load.

@@ -298,12 +298,8 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.st = st
 	m.text = append([]byte(nil), img.Text...)
-	for _, seg := range img.Data {
-		if seg.Addr < StackBase+uint64(MaxTasks*4096*4) && seg.Addr+uint64(len(seg.Bytes)) > StackBase {
-			return nil, fmt.Errorf("%w: data segment %s at %#x overlaps the stacks", ErrConfig, seg.Name, seg.Addr)
-		}
-		st.dataAt = append(st.dataAt, dataSeg{addr: seg.Addr, size: uint64(len(seg.Bytes)), off: uint64(len(m.data))})
-		m.data = append(m.data, seg.Bytes...)
+	if st.dataAt, m.data, err = mapData(img.Data); err != nil {
+		return nil, err
 	}
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))

@@ -47,7 +47,7 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 	case ok:
 		mem = m.data[off:]
 	default:
-		return 0, fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: %w", size, a, lo, hi, isa.ErrMemory)
+		return 0, m.memFault(true, a, size)
 	}
 	var v uint64
 	for i := size - 1; i >= 0; i-- {
@@ -71,7 +71,7 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: %w", size, a, lo, hi, isa.ErrMemory)
+	return m.memFault(false, a, size)
 }
 
 func (m *Machine) stackRange(t int8) (uint64, uint64) {

@@ -73,7 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.StringVar(&f.strategy, "strategy", "", "built-in strategy (see mcountsim strategies)")
 	fs.StringVar(&f.strategyFile, "strategy-file", "", "read the strategy (and optionally the machine) from a scenario `file`")
 	fs.StringVar(&f.preempt, "preempt", "full", "preemption model: none or full")
-	fs.StringVar(&f.prologue, "prologue", "", "x86 call-site flavour: fentry (default) or mcount")
+	fs.StringVar(&f.prologue, "prologue", "", "the built-in text's call-site `layout`: x86 fentry (default) or mcount; arm64 pfe2, pfe4-2 or pg; riscv64 atomic, mcount, pfe16 or pfe8 (default: the strategy's)")
 	for _, p := range []struct {
 		v *int
 		p *params.Param
@@ -247,14 +247,13 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	if f.timeout < 0 {
 		return sc, opts, fmt.Errorf("--timeout must not be negative, got %v", f.timeout)
 	}
-	switch f.prologue {
-	case "":
-	case "fentry", "mcount":
-		if arch != kernel.X86 {
-			return sc, opts, errors.New("--prologue applies to --arch x86 only")
+	if err := checkPrologue(arch, f.prologue); err != nil {
+		return sc, opts, err
+	}
+	if image != nil && st.Prologue != "" {
+		if img, err := image(); err == nil && img.Prologue != "" && img.Prologue != st.Prologue {
+			return sc, opts, fmt.Errorf("strategy %s patches the %s layout, but the object's sites are %s", st.Name, st.Prologue, img.Prologue)
 		}
-	default:
-		return sc, opts, fmt.Errorf("--prologue: unknown %q (want fentry or mcount)", f.prologue)
 	}
 	sc = explore.Scenario{Arch: arch, Strategy: st, Preempt: pre, CPUs: f.cpus, Tasks: f.tasks, Iterations: f.iterations,
 		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict}
@@ -354,4 +353,21 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q: want 1 byte to 4 EiB", s)
 	}
 	return int64(n), nil
+}
+
+// checkPrologue accepts an empty --prologue or one of arch's layouts.
+func checkPrologue(arch kernel.Arch, prologue string) error {
+	if prologue == "" {
+		return nil
+	}
+	names := kernel.Prologues(arch)
+	if len(names) == 0 {
+		return fmt.Errorf("--prologue: the %v text has one call-site layout (the flag applies to x86, arm64 and riscv64)", arch)
+	}
+	for _, n := range names {
+		if n == prologue {
+			return nil
+		}
+	}
+	return fmt.Errorf("--prologue: unknown %v layout %q (want %s)", arch, prologue, strings.Join(names, ", "))
 }

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Rebuilds the fixture objects and their listings (deterministic: the same
-# compilers give the same bytes). Needs arm-linux-gnueabi-gcc and gcc 12.
+# compilers give the same bytes). Needs arm-linux-gnueabi-gcc, gcc 12,
+# aarch64-linux-gnu-gcc and riscv64-linux-gnu-gcc.
 set -eu
 cd "$(dirname "$0")"
 ARM=arm-linux-gnueabi-gcc
 X86=gcc
+A64=aarch64-linux-gnu-gcc
+RV=riscv64-linux-gnu-gcc
 # The kernel's own x86 flags: no SSE, MMX or x87 (gcc -O2 vectorizes otherwise), no red zone.
 X86K="-mno-sse -mno-mmx -mno-80387 -mno-red-zone"
 COMMON="-O2 -fno-asynchronous-unwind-tables -fno-ident -fno-stack-protector"
@@ -13,6 +16,8 @@ build() { # out compiler flags... src
 	"$cc" $COMMON "$@" -c -o "$out"
 	case $cc in
 	$ARM) arm-linux-gnueabi-objdump -d -r "$out" >"$out.objdump" ;;
+	$A64) aarch64-linux-gnu-objdump -d -r "$out" >"$out.objdump" ;;
+	$RV) riscv64-linux-gnu-objdump -d -r "$out" >"$out.objdump" ;;
 	*) objdump -d -r "$out" >"$out.objdump" ;;
 	esac
 	sed -i '1,2d' "$out.objdump" # drop the file name line
@@ -34,3 +39,20 @@ build arm-thumb-fixture.o $ARM -fno-pie -mthumb -march=armv7-a -pg runaway.c
 build arm-real.o $ARM -fno-pie -marm -march=armv5te -pg realcode.c
 build arm-v7-real.o $ARM -fno-pie -marm -march=armv7-a -pg realcode.c
 build x86-fentry-real.o $X86 $X86K -fno-pie -pg -mfentry realcode.c
+# args8.c (issues 15 and 16): up to 8 register arguments, on arm64 in
+# the three layouts of Linux (=2; =4,2 with the 8-aligned CALL_OPS
+# literal; -pg) and on RISC-V in era 2 (=4 with RVC, =2 without), era 1
+# (=8 with RVC), era 3 (=8,4 with 4-byte alignment) and era 0 (-pg with
+# the frame pointer the era's ftrace_caller reads the parent ip through).
+# -fno-unwind-tables: no .eh_frame; -mgeneral-regs-only: no SIMD, as in
+# the kernel; -mno-relax: RISC-V text as written.
+A64K="-fno-pie -fno-unwind-tables -mgeneral-regs-only"
+RVK="-fno-pie -fno-unwind-tables -mcmodel=medany -mno-relax"
+build arm64-pfe2-args8.o $A64 $A64K -fpatchable-function-entry=2 args8.c
+build arm64-pfe4-2-args8.o $A64 $A64K -fpatchable-function-entry=4,2 -falign-functions=8 args8.c
+build arm64-pg-args8.o $A64 $A64K -pg args8.c
+build rv-pfe8-rvc-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 args8.c
+build rv-pfe8-norvc-args8.o $RV $RVK -march=rv64imafd -fpatchable-function-entry=2 args8.c
+build rv-pfe16-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8 args8.c
+build rv-atomic-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 args8.c
+build rv-pg-args8.o $RV $RVK -march=rv64gc -pg -fno-omit-frame-pointer args8.c

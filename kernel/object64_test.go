@@ -1,0 +1,198 @@
+package kernel_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcountsim/mcountsim/internal/oracle"
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
+	"github.com/mcountsim/mcountsim/sched"
+	"github.com/stretchr/testify/require"
+)
+
+// The args8.c fixtures (issues 15 and 16), built by testdata/obj/build.sh:
+// each with its layout and the built-in strategy of that layout, whose
+// boot form leaves every site disabled (or, for rv-pfe8-retarget's
+// layout, calling the trampoline).
+var fixtures64 = []struct {
+	file     string
+	arch     kernel.Arch
+	prologue string
+	strategy string // the layout's Linux strategy
+	siteLen  int
+}{
+	{"arm64-pfe2-args8.o", kernel.ARM64, kernel.ARM64PFE2, "arm64-nop-bl", 8},
+	{"arm64-pfe4-2-args8.o", kernel.ARM64, kernel.ARM64PFE42, "arm64-call-ops", 16},
+	{"arm64-pg-args8.o", kernel.ARM64, kernel.ARM64PG, "arm64-mcount", 4},
+	{"rv-pfe8-rvc-args8.o", kernel.RISCV64, kernel.RVPFE8, "rv-pfe8", 8},
+	{"rv-pfe8-norvc-args8.o", kernel.RISCV64, kernel.RVPFE8, "rv-pfe8", 8},
+	{"rv-pfe16-args8.o", kernel.RISCV64, kernel.RVPFE16, "rv-pfe16", 16},
+	{"rv-atomic-args8.o", kernel.RISCV64, kernel.RVAtomic, "rv-atomic", 8},
+	{"rv-pg-args8.o", kernel.RISCV64, kernel.RVMcount, "rv-mcount", 8},
+}
+
+// abi64 is where a call's result and the callee-saved registers are, in
+// sched.Machine.Reg numbering, and the length of the worker's call.
+var abi64 = map[kernel.Arch]struct {
+	ret, callLen int
+	saved        []int
+}{
+	kernel.ARM64:   {0, 4, []int{19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31}},   // x19-x29, sp
+	kernel.RISCV64: {10, 8, []int{2, 8, 9, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}}, // sp, s0-s11
+}
+
+// runOnce64 links file for c with its layout's strategy booted (every
+// site as the strategy boots it), runs it on one CPU with one task, and
+// returns the low 32 bits of the result (ok false if it never returned)
+// and the machine. The callee-saved registers and the stack pointer must
+// be the same at the call and at the return.
+func runOnce64(t testing.TB, file, strategy string, c call) (int32, bool, *sched.Machine) {
+	t.Helper()
+	o, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: c.fn, Args: c.args, Iterations: 1})
+	require.NoError(t, err)
+	s, ok := patch.Lookup(o.Image.Arch, strategy)
+	require.True(t, ok, strategy)
+	prog, err := patch.Compile(s, o.Image, 0)
+	require.NoError(t, err)
+	m, err := sched.New(o.Image, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, StackWords: 1024}, prog)
+	require.NoError(t, err)
+	abi := abi64[o.Image.Arch]
+	callAt := o.Return - uint64(abi.callLen)
+	regs := func() []uint64 {
+		var r []uint64
+		for _, i := range abi.saved {
+			r = append(r, m.Reg(0, i))
+		}
+		return r
+	}
+	var ret int32
+	var before []uint64
+	got := false
+	var buf []sched.Action
+	for !m.Done() {
+		buf = m.Options(buf)
+		if len(buf) == 0 {
+			m.Deadlock()
+			break
+		}
+		m.Apply(buf[0])
+		if m.Task(0).State != sched.Running {
+			continue
+		}
+		switch m.PC(0) {
+		case callAt:
+			before = regs()
+		case o.Return:
+			require.Equal(t, before, regs(), "%s %v: callee-saved registers or the stack pointer changed across the call", file, c)
+			ret, got = int32(m.Reg(0, abi.ret)), true
+		}
+	}
+	return ret, got, m
+}
+
+// expected64 reads testdata/obj/expected64.txt ("file call value").
+func expected64(t testing.TB) map[string]int32 {
+	out := map[string]int32{}
+	b, err := os.ReadFile(filepath.Join(objDir, "expected64.txt"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := strconv.ParseInt(f[2], 10, 32)
+		require.NoError(t, err)
+		out[f[0]+" "+f[1]] = int32(v)
+	}
+	return out
+}
+
+// testObjects64 is TestARM64Objects and TestRISCVObjects: every function
+// of args8.c runs to completion in every fixture of arch, with no hazard,
+// and returns what expected64.txt (QEMU's answer, TestObjects64QEMU)
+// says; every function has its one site in the layout's shape.
+func testObjects64(t *testing.T, arch kernel.Arch) {
+	want := expected64(t)
+	calls := callsFrom(t, "args8.txt")
+	fns := map[string]bool{}
+	for _, c := range calls {
+		fns[c.fn] = true
+	}
+	n := 0
+	for _, fx := range fixtures64 {
+		if fx.arch != arch {
+			continue
+		}
+		n++
+		o, err := kernel.LoadObject(filepath.Join(objDir, fx.file), kernel.ObjectConfig{Function: "leaf"})
+		require.NoError(t, err)
+		require.Equal(t, fx.prologue, o.Image.Prologue, fx.file)
+		require.Equal(t, []string{"ext_fn"}, o.Stubs, fx.file)
+		require.Len(t, o.Image.Sites, len(fns), fx.file)
+		for _, st := range o.Image.Sites {
+			require.Equal(t, fx.siteLen, st.Len, "%s %s", fx.file, st.Func)
+			require.True(t, fns[st.Func], "%s: site of %s", fx.file, st.Func)
+			align := uint64(2) // RVC: era 0-2 sites may sit at 2 mod 4 (stop_machine writes them)
+			if arch == kernel.ARM64 || fx.prologue == kernel.RVAtomic {
+				align = 4
+			}
+			require.Zero(t, st.Addr%align, "%s: site of %s at %#x", fx.file, st.Func, st.Addr)
+		}
+		for _, c := range calls {
+			key := fx.file + " " + c.String()
+			t.Run(key, func(t *testing.T) {
+				got, returned, m := runOnce64(t, fx.file, fx.strategy, c)
+				require.Empty(t, m.Hazards(), "%s", key)
+				require.True(t, returned, "%s never returned", key)
+				w, ok := want[key]
+				require.True(t, ok, "%s is missing from expected64.txt (go test ./kernel -run Objects64QEMU -update)", key)
+				require.Equal(t, w, got, "%s: mcountsim returned %d, QEMU %d", key, got, w)
+			})
+		}
+	}
+	require.NotZero(t, n)
+}
+
+// TestObjects64QEMU: expected64.txt is what every args8.c call returns
+// natively, each object linked into harness64.c under qemu-aarch64 or
+// qemu-riscv64 (-update rewrites it).
+func TestObjects64QEMU(t *testing.T) {
+	tools := map[kernel.Arch][2]string{
+		kernel.ARM64:   {oracle.Tool(t, "gcc-aarch64-linux-gnu", "the arm64 objects against QEMU (kernel)", "aarch64-linux-gnu-gcc"), oracle.Tool(t, "qemu-user", "the arm64 objects against QEMU (kernel)", "qemu-aarch64")},
+		kernel.RISCV64: {oracle.Tool(t, "gcc-riscv64-linux-gnu", "the RISC-V objects against QEMU (kernel)", "riscv64-linux-gnu-gcc"), oracle.Tool(t, "qemu-user", "the RISC-V objects against QEMU (kernel)", "qemu-riscv64")},
+	}
+	dir := t.TempDir()
+	var lines []string
+	got := map[string]int32{}
+	for _, fx := range fixtures64 {
+		tl := tools[fx.arch]
+		exe := filepath.Join(dir, fx.file+".exe")
+		b, err := exec.Command(tl[0], "-static", "-O2", "-o", exe, filepath.Join(objDir, "harness64.c"), filepath.Join(objDir, fx.file)).CombinedOutput()
+		require.NoError(t, err, "building the harness for %s: %s", fx.file, b)
+		for _, c := range callsFrom(t, "args8.txt") {
+			args := []string{exe, c.fn}
+			for _, a := range c.args {
+				args = append(args, strconv.FormatInt(a, 10))
+			}
+			b, err := exec.Command(tl[1], args...).Output()
+			require.NoError(t, err, "%s %v under %s", fx.file, c, tl[1])
+			v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 32)
+			require.NoError(t, err)
+			key := fx.file + " " + c.String()
+			got[key] = int32(v)
+			lines = append(lines, fmt.Sprintf("%s %d", key, v))
+		}
+	}
+	if *update {
+		out := "# file call value: args8.c under qemu-aarch64 / qemu-riscv64 (go test ./kernel -run Objects64QEMU -update)\n" + strings.Join(lines, "\n") + "\n"
+		require.NoError(t, os.WriteFile(filepath.Join(objDir, "expected64.txt"), []byte(out), 0o644))
+		return
+	}
+	require.Equal(t, got, expected64(t))
+}

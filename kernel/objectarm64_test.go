@@ -1,0 +1,13 @@
+package kernel_test
+
+import (
+	"testing"
+
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// TestARM64Objects is issue 16's acceptance for check --object: every
+// args8.c function (up to 8 arguments in x0-x7), compiled with
+// -fpatchable-function-entry=2, =4,2 and -pg, runs to completion and
+// returns what it returns under qemu-aarch64.
+func TestARM64Objects(t *testing.T) { testObjects64(t, kernel.ARM64) }

@@ -1,0 +1,304 @@
+package kernel
+
+import (
+	"debug/elf"
+	"encoding/binary"
+
+	"github.com/mcountsim/mcountsim/isa/riscv"
+	"github.com/mcountsim/mcountsim/objfile"
+)
+
+// Linking riscv64 objects (issue 15): the worker loop passes up to eight
+// arguments in a0-a7; the object's sites decide the era of the
+// trampolines around it (RVMcount, RVPFE16, RVPFE8 or RVAtomic, as Build
+// lays them out); relocations follow the RISC-V ELF psABI ("Relocations"),
+// linker relaxation not performed (R_RISCV_RELAX and R_RISCV_ALIGN leave
+// the code as the assembler wrote it, which runs the same).
+
+// riscvLayout classifies the object's sites: auipc ra + jalr ra to
+// _mcount (-pg: era 0), 16 bytes of NOPs at the entry (=8 with RVC: era
+// 1), 8 bytes (=4 with RVC or =2 without: era 2), or 8 bytes before the
+// entry and 8 at it (=8,4 with RVC: era 3).
+func (l *linker) riscvLayout(found []objfile.Site) error {
+	for _, s := range found {
+		sec := l.f.Sections[s.SectionIndex]
+		var lay string
+		switch n := rvNopBytes(sec.Data, s.SectionOffset); {
+		case s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount":
+			lay = RVMcount
+		case !s.HasMethod(objfile.MethodPFE):
+		case s.FunctionOffset == 0 && n == 16:
+			lay = RVPFE16
+		case s.FunctionOffset == 0 && n >= 8 && n < 16:
+			lay = RVPFE8
+		case s.FunctionOffset == -8 && n >= 16:
+			lay = RVAtomic
+		}
+		if lay == "" {
+			return l.errorf("site at %s (%s) is not an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4", s.FunctionRef(), s.Disasm)
+		}
+		if l.prologue != "" && l.prologue != lay {
+			return l.errorf("site at %s is era %s, but an earlier one is %s: one layout per object", s.FunctionRef(), lay, l.prologue)
+		}
+		l.prologue = lay
+	}
+	if l.prologue == "" {
+		l.prologue = RVAtomic // no site: the default trampolines
+	}
+	return nil
+}
+
+// rvNopBytes counts the bytes of nop and c.nop from off.
+func rvNopBytes(b []byte, off uint64) int {
+	n := 0
+	for o := off; o+2 <= uint64(len(b)); {
+		switch {
+		case binary.LittleEndian.Uint16(b[o:]) == uint16(riscv.CNop()):
+			o += 2
+			n += 2
+		case o+4 <= uint64(len(b)) && binary.LittleEndian.Uint32(b[o:]) == uint32(riscv.Nop()):
+			o += 4
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// workerRISCV emits the workload loop: a kthread frame, then per
+// iteration a0-a7 loaded from a data segment of the arguments, call
+// cfg.Function, call schedule; then do_exit.
+func (l *linker) workerRISCV() {
+	a := rvText{l.a}
+	a.h(0x1101) // addi sp,sp,-32
+	a.h(0xec06) // sd ra,24(sp)
+	a.h(0xe822) // sd s0,16(sp)
+	a.w(riscv.Addi(riscv.S0, riscv.Zero, int32(l.cfg.Iterations)))
+	loop := a.pc()
+	if n := len(l.cfg.Args); n > 0 {
+		at := uint64(RISCVObjectData - 0x1000) // the arguments, a page below the object's data
+		b := make([]byte, 8*n)
+		for i, v := range l.cfg.Args {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+			rd := riscv.A0 + i
+			a.pcrel(rd, at+uint64(8*i), func(lo int32) riscv.Word { return riscv.Ld(rd, rd, lo) })
+		}
+		a.img.Data = append(a.img.Data, Segment{Name: "worker args", Addr: at, Bytes: b})
+	}
+	a.call(riscv.RA, l.cfg.Function)
+	l.ret = a.pc()
+	a.call(riscv.RA, "schedule")
+	a.w(riscv.Addi(riscv.S0, riscv.S0, -1))
+	a.w(a.ok(riscv.Bne(riscv.S0, riscv.Zero, a.pc(), loop)))
+	a.call(riscv.RA, "do_exit")
+}
+
+// stubRISCV returns 0 and clobbers the caller-saved t0-t6 and a1-a7.
+func (l *linker) stubRISCV() {
+	a := rvText{l.a}
+	for _, r := range []int{riscv.A0, riscv.A1, riscv.A2, riscv.A3, riscv.A4, riscv.A5, riscv.A6, riscv.A7,
+		riscv.T0, riscv.T1, riscv.T2, 28, 29, 30, 31} {
+		a.w(riscv.Mv(r, riscv.Zero))
+	}
+	a.w(riscv.Ret())
+}
+
+// sitesRISCV adds the image's sites in the object's era.
+func (l *linker) sitesRISCV(found []objfile.Site) {
+	img := l.a.img
+	for _, s := range found {
+		at, ok := l.secAddr[s.SectionIndex]
+		if !ok {
+			continue
+		}
+		p := at + s.SectionOffset
+		fn := s.Function
+		if fn == "" {
+			fn = s.FunctionRef()
+		}
+		switch l.prologue {
+		case RVPFE16:
+			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 16, Call: p})
+		case RVAtomic:
+			// The patchable words are the 8 bytes at the entry; rec->ip
+			// is the jalr slot (ftrace_call_adjust: addr + 4).
+			img.Sites = append(img.Sites, Site{Func: fn, Addr: p + 8, Len: 8, Call: p + 12})
+		default: // era 0's auipc+jalr, era 2's 8 bytes
+			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 8, Call: p})
+		}
+	}
+}
+
+// checkRISCVSites refuses an era-3 object whose sites are not 4-byte
+// aligned (the jalr word is toggled by one aligned store) and a text that
+// reaches the ftrace data at RISCVData.
+func (l *linker) checkRISCV(img *Image) error {
+	if img.Base+uint64(len(img.Text)) > RISCVData {
+		return l.errorf("text larger than %d KiB", (RISCVData-RISCVBase)>>10)
+	}
+	for _, s := range img.Sites {
+		if l.prologue == RVAtomic && s.Addr%4 != 0 {
+			return l.errorf("site of %s at %#x is not 4-byte aligned (compile with -falign-functions=4)", s.Func, s.Addr)
+		}
+	}
+	return nil
+}
+
+// riscvReloc returns the size of the field relocation type t writes, 0
+// for one that writes nothing, or -1 for one the linker does not know.
+func riscvReloc(t uint32) int {
+	switch elf.R_RISCV(t) {
+	case elf.R_RISCV_NONE, elf.R_RISCV_RELAX, elf.R_RISCV_ALIGN:
+		return 0
+	case elf.R_RISCV_64, elf.R_RISCV_ADD64, elf.R_RISCV_SUB64:
+		return 8
+	case elf.R_RISCV_CALL, elf.R_RISCV_CALL_PLT:
+		return 8
+	case elf.R_RISCV_32, elf.R_RISCV_32_PCREL, elf.R_RISCV_ADD32, elf.R_RISCV_SUB32, elf.R_RISCV_BRANCH, elf.R_RISCV_JAL,
+		elf.R_RISCV_PCREL_HI20, elf.R_RISCV_PCREL_LO12_I, elf.R_RISCV_PCREL_LO12_S,
+		elf.R_RISCV_HI20, elf.R_RISCV_LO12_I, elf.R_RISCV_LO12_S:
+		return 4
+	case elf.R_RISCV_RVC_BRANCH, elf.R_RISCV_RVC_JUMP, elf.R_RISCV_ADD16, elf.R_RISCV_SUB16:
+		return 2
+	case elf.R_RISCV_ADD8, elf.R_RISCV_SUB8:
+		return 1
+	}
+	return -1
+}
+
+// applyRISCV writes the field of r at p for symbol value s.
+func (l *linker) applyRISCV(field []byte, p uint64, r objfile.Reloc, s uint64, where string) error {
+	tname := l.f.RelocTypeName(r.Type)
+	sa := int64(s) + r.Addend
+	d := sa - int64(p)
+	fits := func(v int64, bits uint) bool { return v >= -(1<<(bits-1)) && v < 1<<(bits-1) }
+	bad := func() error { return l.errorf("%s at %s: target %#x out of range", tname, where, uint64(sa)) }
+	le := binary.LittleEndian
+	w := func() uint32 { return le.Uint32(field) }
+	put := func(v uint32) { le.PutUint32(field, v) }
+	hi20 := func(v int64) uint32 { return uint32((v+0x800)>>12) & 0xfffff }
+	lo12 := func(v int64) uint32 { return uint32(v<<52>>52) & 0xfff }
+	switch elf.R_RISCV(r.Type) {
+	case elf.R_RISCV_64:
+		le.PutUint64(field, uint64(sa))
+	case elf.R_RISCV_ADD64:
+		le.PutUint64(field, le.Uint64(field)+uint64(sa))
+	case elf.R_RISCV_SUB64:
+		le.PutUint64(field, le.Uint64(field)-uint64(sa))
+	case elf.R_RISCV_32:
+		if sa < -(1<<31) || sa >= 1<<32 {
+			return bad()
+		}
+		put(uint32(sa))
+	case elf.R_RISCV_32_PCREL:
+		if !fits(d, 32) {
+			return bad()
+		}
+		put(uint32(d))
+	case elf.R_RISCV_ADD32:
+		put(w() + uint32(sa))
+	case elf.R_RISCV_SUB32:
+		put(w() - uint32(sa))
+	case elf.R_RISCV_ADD16:
+		le.PutUint16(field, le.Uint16(field)+uint16(sa))
+	case elf.R_RISCV_SUB16:
+		le.PutUint16(field, le.Uint16(field)-uint16(sa))
+	case elf.R_RISCV_ADD8:
+		field[0] += uint8(sa)
+	case elf.R_RISCV_SUB8:
+		field[0] -= uint8(sa)
+	case elf.R_RISCV_BRANCH:
+		if d&1 != 0 || !fits(d, 13) {
+			return bad()
+		}
+		u := uint32(d)
+		put(w()&^0xfe000f80 | (u>>12&1)<<31 | (u>>5&0x3f)<<25 | (u>>1&0xf)<<8 | (u>>11&1)<<7)
+	case elf.R_RISCV_JAL:
+		if d&1 != 0 || !fits(d, 21) {
+			return bad()
+		}
+		u := uint32(d)
+		put(w()&0xfff | (u>>20&1)<<31 | (u>>1&0x3ff)<<21 | (u>>11&1)<<20 | (u>>12&0xff)<<12)
+	case elf.R_RISCV_CALL, elf.R_RISCV_CALL_PLT:
+		if d&1 != 0 || !fits(d+0x800, 32) {
+			return bad()
+		}
+		put(w()&0xfff | hi20(d)<<12)
+		jalr := le.Uint32(field[4:])
+		le.PutUint32(field[4:], jalr&0xfffff|lo12(d)<<20)
+	case elf.R_RISCV_PCREL_HI20:
+		if !fits(d+0x800, 32) {
+			return bad()
+		}
+		put(w()&0xfff | hi20(d)<<12)
+	case elf.R_RISCV_HI20:
+		if !fits(sa+0x800, 32) {
+			return bad()
+		}
+		put(w()&0xfff | hi20(sa)<<12)
+	case elf.R_RISCV_LO12_I:
+		put(w()&0xfffff | lo12(sa)<<20)
+	case elf.R_RISCV_LO12_S:
+		put(sType(w(), lo12(sa)))
+	case elf.R_RISCV_PCREL_LO12_I, elf.R_RISCV_PCREL_LO12_S:
+		// s is the address of the auipc whose %pcrel_hi this pairs with:
+		// the low 12 bits are those of that auipc's displacement.
+		hi, ok := l.pcrelHi(s)
+		if !ok {
+			return l.errorf("%s at %s: no R_RISCV_PCREL_HI20 at %#x", tname, where, s)
+		}
+		t, err := l.resolve(hi.Sym)
+		if err != nil {
+			return err
+		}
+		lo := lo12(int64(t) + hi.Addend - int64(s))
+		if elf.R_RISCV(r.Type) == elf.R_RISCV_PCREL_LO12_I {
+			put(w()&0xfffff | lo<<20)
+		} else {
+			put(sType(w(), lo))
+		}
+	case elf.R_RISCV_RVC_BRANCH:
+		if d&1 != 0 || !fits(d, 9) {
+			return bad()
+		}
+		u := uint16(d)
+		h := le.Uint16(field)&^0x1c7c | (u>>8&1)<<12 | (u>>3&3)<<10 | (u>>6&3)<<5 | (u>>1&3)<<3 | (u>>5&1)<<2
+		le.PutUint16(field, h)
+	case elf.R_RISCV_RVC_JUMP:
+		if d&1 != 0 || !fits(d, 12) {
+			return bad()
+		}
+		u := uint16(d)
+		h := le.Uint16(field)&^0x1ffc | (u>>11&1)<<12 | (u>>4&1)<<11 | (u>>8&3)<<9 | (u>>10&1)<<8 |
+			(u>>6&1)<<7 | (u>>7&1)<<6 | (u>>1&7)<<3 | (u>>5&1)<<2
+		le.PutUint16(field, h)
+	}
+	return nil
+}
+
+// sType puts a 12-bit immediate into an S-type instruction.
+func sType(w, imm uint32) uint32 {
+	return w&^0xfe000f80 | (imm>>5&0x7f)<<25 | (imm&0x1f)<<7
+}
+
+// pcrelHi returns the R_RISCV_PCREL_HI20 relocation of the auipc loaded
+// at addr.
+func (l *linker) pcrelHi(addr uint64) (objfile.Reloc, bool) {
+	if l.hi20 == nil {
+		l.hi20 = map[uint64]objfile.Reloc{}
+		for _, s := range l.f.Sections {
+			at, ok := l.secAddr[s.Index]
+			if !ok || !s.Executable() {
+				continue
+			}
+			for _, r := range s.Relocs {
+				if elf.R_RISCV(r.Type) == elf.R_RISCV_PCREL_HI20 {
+					l.hi20[at+r.Offset] = r
+				}
+			}
+		}
+	}
+	r, ok := l.hi20[addr]
+	return r, ok
+}

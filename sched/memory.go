@@ -1,0 +1,87 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// Data memory is mapped in pages, as the kernel maps it: every page that
+// holds a byte of a data segment is mapped whole, so a load past a
+// segment's last byte but inside its last page reads zeros (word-at-a-time
+// string functions read there legally), and a load or store past the last
+// page faults, naming the page.
+
+// PageSize is the granule of data memory.
+const PageSize = 4096
+
+// mapData lays the image's data segments out in page-granular mappings
+// (adjacent and overlapping pages merged): it returns the mappings and
+// their initial bytes, one after another.
+func mapData(segs []kernel.Segment) ([]dataSeg, []byte, error) {
+	type span struct{ lo, hi uint64 }
+	var spans []span
+	for _, s := range segs {
+		if len(s.Bytes) == 0 {
+			continue
+		}
+		lo := s.Addr &^ (PageSize - 1)
+		hi := (s.Addr + uint64(len(s.Bytes)) + PageSize - 1) &^ (PageSize - 1)
+		if hi <= lo {
+			return nil, nil, fmt.Errorf("%w: data segment %s at %#x wraps the address space", ErrConfig, s.Name, s.Addr)
+		}
+		if lo < StackBase+uint64(MaxTasks*4096*4) && hi > StackBase {
+			return nil, nil, fmt.Errorf("%w: data segment %s at %#x overlaps the stacks", ErrConfig, s.Name, s.Addr)
+		}
+		spans = append(spans, span{lo, hi})
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		switch {
+		case a.lo < b.lo:
+			return -1
+		case a.lo > b.lo:
+			return 1
+		}
+		return 0
+	})
+	var maps []dataSeg
+	var size uint64
+	for _, s := range spans {
+		if n := len(maps); n > 0 && s.lo <= maps[n-1].addr+maps[n-1].size {
+			maps[n-1].size = max(maps[n-1].size, s.hi-maps[n-1].addr)
+			continue
+		}
+		maps = append(maps, dataSeg{addr: s.lo, size: s.hi - s.lo})
+	}
+	for i := range maps {
+		maps[i].off = size
+		size += maps[i].size
+	}
+	data := make([]byte, size)
+	for _, s := range segs {
+		for _, d := range maps {
+			if s.Addr >= d.addr && s.Addr+uint64(len(s.Bytes)) <= d.addr+d.size {
+				copy(data[d.off+s.Addr-d.addr:], s.Bytes)
+				break
+			}
+		}
+	}
+	return maps, data, nil
+}
+
+// memFault is the error of an access that reaches neither the task's
+// stack, nor text (for loads), nor a mapped data page: it names the first
+// unmapped page the access touches.
+func (m *Machine) memFault(load bool, a uint64, size int) error {
+	lo, hi := m.stackRange(m.cur)
+	page := a &^ (PageSize - 1)
+	if _, ok := m.dataOff(page, 1); ok {
+		page += PageSize // the access starts in a mapped page and runs past it
+	}
+	if load {
+		return fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: page %#x is not mapped: %w", size, a, lo, hi, page, isa.ErrMemory)
+	}
+	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: page %#x is not mapped: %w", size, a, lo, hi, page, isa.ErrMemory)
+}
