@@ -126,5 +126,19 @@
 // machine deterministically; a schedule that names a step the run does not
 // reach, or an option that does not exist there, is an error.
 //
-// Imports: sched, patch, kernel, detect and the standard library.
+// # One driver for choices
+//
+// A scenario is compiled once (compile: the text linked, the strategy
+// compiled into the patcher's program); every machine of a check is built
+// from it. Every way of choosing a run is a chooser driven by one loop
+// (drive.go): replaying a schedule string or a path, fuzz input bytes
+// (RunBytes), random and PCT runs, the default run and Preflight. The
+// exhaustive search, its frontier and minimization share one step,
+// advance, that takes every step without a choice in place and stops at
+// the next branching point. The preemption bound is the explorer's: the
+// machine lists preemptions last and sched.Machine.OptionsWithin drops them
+// once a run has made that many, so option numbers, and with them
+// schedules, do not depend on the bound.
+//
+// Imports: sched, patch, kernel, detect, isa, params and the standard library.
 package explore
