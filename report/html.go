@@ -380,6 +380,15 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 				ev.Note = fmt.Sprintf("site word +%d ← %s", in.Off, in.Writer)
 				ev.Goto = in.Writer.Step
 			}
+			if e.Stale != "" {
+				// The CPU's view of text was behind: say what it may still
+				// see and since when it had not synchronized.
+				classes = append(classes, "stale")
+				if ev.Note != "" {
+					ev.Note += "; "
+				}
+				ev.Note += "stale fetch: " + e.Stale
+			}
 		}
 		r.Cells[col].Ev = ev
 		r.Cells[col].Class += " has-ev"

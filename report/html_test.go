@@ -367,3 +367,38 @@ func TestHTMLStackPanelData(t *testing.T) {
 	assert.Regexp(t, `<th class="lane lane-task c-w0">worker0</th>`, page)
 	assert.Contains(t, page, `<section id="stack" data-task="">`)
 }
+
+// A fetch through a stale view of text is marked on the page, with what the
+// CPU may still see and when it last synchronized (model.md §1a).
+func TestHTMLStaleView(t *testing.T) {
+	// text_poke_bp without its second sync_core: a CPU that synchronized
+	// on the int3 may still fetch old bytes 1-4 behind the new byte 0.
+	st, err := patch.ParseFile("tpb.strategy", strings.NewReader(`strategy no-second-sync
+arch x86
+state enabled=enabled disabled=nop5
+form enabled 0: call ftrace_caller
+form nop5 0: nop5
+form int3 0: int3
+boot nop5
+enable bp_on enabled
+enable write int3
+enable sync_core
+enable write enabled@0[1:5]
+enable write enabled@0[0:1]
+enable sync_core
+enable bp_off
+disable bp_on nop5
+disable write int3
+disable sync_core
+disable write nop5@0[1:5]
+disable write nop5@0[0:1]
+disable sync_core
+disable bp_off
+`))
+	require.NoError(t, err)
+	res, page := renderHTML(t, explore.Scenario{Strategy: st.Strategy}, explore.Options{})
+	require.Equal(t, explore.Unsafe, res.Verdict)
+	require.Equal(t, "torn-fetch", res.Hazard.Kind.String())
+	assert.True(t, strings.Contains(page, `class="stale`) || strings.Contains(page, ` stale"`) || strings.Contains(page, ` stale `), "a stale row is marked")
+	assert.Regexp(t, `stale fetch: cpu\d&#39;s view of text is stale \(last synchronized at step \d+: [^)]*\); it fetched`, page)
+}

@@ -61,6 +61,9 @@ type Event struct {
 	ByStopper bool   `json:"by_stopper,omitempty"`
 	Hazard    string `json:"hazard,omitempty"`
 	Detail    string `json:"detail,omitempty"`
+	// Stale (EvExec) describes the fetching CPU's view when it was behind
+	// the text: which bytes it may still see old, and since when.
+	Stale string `json:"stale,omitempty"`
 
 	// EvExec only: how control left the instruction, where to (the next
 	// pc), and the data accesses it made (loads and stores through the

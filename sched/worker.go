@@ -175,8 +175,16 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 		k.markPlain(off)
 	}
 	if m.cfg.Record {
-		m.event(Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), f.bytes[:n]...),
-			Text: k.disasm(m, pc), Write: int(f.prov[0])})
+		ev := Event{Kind: EvExec, CPU: int(c), Task: int(t), PC: pc, Bytes: append([]byte(nil), f.bytes[:n]...),
+			Text: k.disasm(m, pc), Write: int(f.prov[0])}
+		if f.stale {
+			ev.Stale = fmt.Sprintf("cpu%d's view of text is stale (last synchronized at step %d: %s); it fetched %s",
+				c, m.syncStep[c], m.syncWhy[c], m.core.hex(f.bytes[:n]))
+			if v := m.describeView(c); v != "" {
+				ev.Stale += "; " + v
+			}
+		}
+		m.event(ev)
 	}
 	syncs := k.syncs()
 	m.cur = t
