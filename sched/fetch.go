@@ -62,6 +62,9 @@ type fetchVariant struct {
 // maxFetch is the longest instruction of any ISA.
 const maxFetch = 16
 
+// maxCombos bounds the byte combinations one fetch may enumerate.
+const maxCombos = 4096
+
 // initFetch builds the histories from the program (boot writes first, then
 // every op's writes in program order, as the patcher performs them) and
 // starts every CPU synchronized with the booted text.
@@ -204,6 +207,27 @@ func (m *Machine) fetchVariants(c int8, pc, off uint64) []fetchVariant {
 			}
 		}
 		ps[j].choices = h[lo : hi+1]
+	}
+	combos := 1
+	for j := 0; j < n; j++ {
+		if ps[j].d >= 0 {
+			combos *= len(ps[j].choices)
+			if combos > maxCombos {
+				// More unsynchronized writes to one instruction than the
+				// search can enumerate: the run ends without a verdict
+				// (the explorer reports INCOMPLETE), never with some of
+				// the fetches dropped.
+				m.outOfSteps = true
+				m.done = true
+				m.budgetWhy = fmt.Sprintf("cpu%d may fetch more than %d combinations of the bytes at %s (too many writes since it last synchronized)",
+					c, maxCombos, nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)))
+				fs.variants = append(fs.variants[:0], fetchVariant{n: n})
+				for k := 0; k < n; k++ {
+					fs.variants[0].bytes[k], fs.variants[0].prov[k] = m.text[off+uint64(k)], m.prov[off+uint64(k)]
+				}
+				return fs.variants
+			}
+		}
 	}
 	out := fs.variants[:0]
 	var idx [maxFetch]int // per position: index from the newest

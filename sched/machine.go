@@ -184,6 +184,7 @@ type Machine struct {
 	loadedLink  uint8  // the register that slot was written from
 	loadedFrom  uint64 // the slot's address
 	outOfSteps  bool   // the run used up its step budget (Done; no verdict)
+	budgetWhy   string // what ran out, if not the steps
 	loads       int    // Bus loads and stores since the counters were reset (Record mode reads them)
 	stores      int
 	hist        [][]siteSnap

@@ -38,7 +38,7 @@ type Action struct {
 	// Fetch (ActRun of a worker whose CPU's view of the bytes at its pc is
 	// stale) picks which of the values the CPU may fetch it fetches: 0 is
 	// the newest (fetch.go).
-	Fetch uint8
+	Fetch uint16
 }
 
 func (a Action) String() string {
@@ -153,8 +153,8 @@ func (m *Machine) appendRun(buf []Action, c int8) []Action {
 	if t >= 0 && t != m.patcher && !m.tasks[t].InTrap {
 		if off, ok := m.textOff(m.core.pc(t)); ok && m.stale(c, off, m.shape.maxLen) {
 			n := len(m.fetchVariants(c, off+m.img.Base, off))
-			for k := 0; k < n && k < 256; k++ {
-				buf = append(buf, Action{CPU: c, Kind: ActRun, Fetch: uint8(k)})
+			for k := 0; k < n; k++ {
+				buf = append(buf, Action{CPU: c, Kind: ActRun, Fetch: uint16(k)})
 			}
 			return buf
 		}
@@ -297,6 +297,9 @@ func (m *Machine) checkBudget(c int8) {
 
 // BudgetText says why a run that is OutOfSteps ended.
 func (m *Machine) BudgetText() string {
+	if m.budgetWhy != "" {
+		return m.budgetWhy
+	}
 	return fmt.Sprintf("step budget of %d steps used up (runaway execution)", m.cfg.MaxSteps)
 }
 
