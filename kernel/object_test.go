@@ -1,11 +1,11 @@
 package kernel_test
 
 import (
-	"github.com/mcountsim/mcountsim/explore"
 	"bufio"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcountsim/mcountsim/explore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,7 +283,6 @@ func qemuResults(t *testing.T) map[string]int32 {
 	}
 	return out
 }
-
 
 // check builds the machine for fixture file, function fn, and strategy,
 // and searches it (2 CPUs, 2 tasks, 1 iteration, 2 toggles, bound 1).
