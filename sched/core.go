@@ -134,6 +134,20 @@ type isaShape struct {
 	bytewiseText bool
 }
 
+// copyCore makes dst (reused when it is a core of k's kind, else
+// allocated) a copy of k: every core's copyInto.
+func copyCore[K any, P interface {
+	*K
+	core
+}](k P, dst core) core {
+	d, ok := dst.(P)
+	if !ok || d == nil || d == k {
+		d = P(new(K))
+	}
+	*d = *k
+	return d
+}
+
 // newCore returns the core of arch and its shape.
 func newCore(img *kernel.Image) (core, isaShape, error) {
 	switch img.Arch {

@@ -57,14 +57,7 @@ func (k *armCore) hashTask(h *hasher, t int8) {
 	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
 }
 
-func (k *armCore) copyInto(dst core) core {
-	d, ok := dst.(*armCore)
-	if !ok || d == nil || d == k {
-		d = new(armCore)
-	}
-	*d = *k
-	return d
-}
+func (k *armCore) copyInto(dst core) core { return copyCore(k, dst) }
 
 func (k *armCore) decode(pc uint64, b []byte) (int, error) {
 	w := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24

@@ -69,14 +69,7 @@ func (k *arm64Core) hashTask(h *hasher, t int8) {
 	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
 }
 
-func (k *arm64Core) copyInto(dst core) core {
-	d, ok := dst.(*arm64Core)
-	if !ok || d == nil || d == k {
-		d = new(arm64Core)
-	}
-	*d = *k
-	return d
-}
+func (k *arm64Core) copyInto(dst core) core { return copyCore(k, dst) }
 
 func (k *arm64Core) decode(pc uint64, b []byte) (int, error) {
 	inst, err := k.st.dec.Lookup(pc, le32(b))

@@ -80,14 +80,7 @@ func (k *riscvCore) hashTask(h *hasher, t int8) {
 	h.u64(r.ResAddr)
 }
 
-func (k *riscvCore) copyInto(dst core) core {
-	d, ok := dst.(*riscvCore)
-	if !ok || d == nil || d == k {
-		d = new(riscvCore)
-	}
-	*d = *k
-	return d
-}
+func (k *riscvCore) copyInto(dst core) core { return copyCore(k, dst) }
 
 func (k *riscvCore) decode(pc uint64, b []byte) (int, error) {
 	inst, err := k.st.dec.Lookup(pc, b)

@@ -68,14 +68,7 @@ func (k *x86Core) hashTask(h *hasher, t int8) {
 	h.u64(r.Flags())
 }
 
-func (k *x86Core) copyInto(dst core) core {
-	d, ok := dst.(*x86Core)
-	if !ok || d == nil || d == k {
-		d = new(x86Core)
-	}
-	*d = *k
-	return d
-}
+func (k *x86Core) copyInto(dst core) core { return copyCore(k, dst) }
 
 func (k *x86Core) decode(pc uint64, b []byte) (int, error) {
 	inst, err := k.st.dec.Lookup(pc, b)
