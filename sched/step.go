@@ -184,15 +184,14 @@ func (m *Machine) patcherWaits() bool {
 }
 
 // tickMatters reports whether a timer interrupt on CPU c that returns to
-// the task it interrupted changes anything: it is a quiescent state for a
-// synchronize_sched() that waits for c, and (where exceptions synchronize)
-// it brings c's stale view of text up to date. Otherwise it would only use
-// up a preemption, and is not offered.
+// the task it interrupted can change what may happen: it is a quiescent
+// state for a synchronize_sched() that waits for c. It also synchronizes
+// c's view of text, but that only takes choices away (a CPU with a stale
+// view may still fetch the newest bytes, and one that synchronized raises
+// no cmodx), so the runs it would add are already among those without it,
+// with one preemption fewer. Otherwise it is not offered.
 func (m *Machine) tickMatters(c int8) bool {
-	if m.gpKind == OpSyncSched && m.gpCPUs&(1<<c) != 0 {
-		return true
-	}
-	return m.shape.excSync && len(m.st.dirty) > 0 && m.anyStale(c)
+	return m.gpKind == OpSyncSched && m.gpCPUs&(1<<c) != 0
 }
 
 // OptionsWithin is Options for an explorer that allows at most bound
