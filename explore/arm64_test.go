@@ -30,8 +30,8 @@ func TestARM64LinuxSafe(t *testing.T) {
 		{"arm64-mcount", 3, 3},
 	} {
 		t.Run(fmt.Sprintf("%s/cpus=%d,tasks=%d", c.name, c.cpus, c.tasks), func(t *testing.T) {
-			if c.cpus == 3 && (raceEnabled || testing.Short()) {
-				t.Skip("3 CPUs and 3 tasks take seconds; run without -race and -short")
+			if c.cpus == 3 {
+				slow(t, "3 CPUs and 3 tasks")
 			}
 			res, err := Check(Scenario{Strategy: lookup(t, kernel.ARM64, c.name), CPUs: c.cpus, Tasks: c.tasks}, Options{})
 			require.NoError(t, err)
