@@ -117,7 +117,7 @@
 // is. Shards cannot share a visited set, so their states and runs overlap
 // where subtrees merge: their sums exceed the unsharded counts (command
 // mcountsim merge combines shard results).
-// //
+//
 // With Options.Exchange (a directory all shards see, the shards running at
 // the same time) the shards split the states themselves: every branching
 // state, keyed with its preemptions used, has one owner, a hash of the key
