@@ -93,6 +93,13 @@ type Options struct {
 	// Shard restricts an exhaustive search to a deterministic part of its
 	// space; the zero value is the whole space. Merge combines the parts.
 	Shard Shard
+	// Exchange, with a Shard of 2 or more, is a directory that all shards
+	// of the split share, running at the same time: each shard then
+	// expands only the branching states it owns by hash and sends the
+	// others theirs through files there, so the shards' states add up to
+	// the unsharded figure (see package doc). Use an empty directory per
+	// search.
+	Exchange string
 	// Progress, when set, is called about every ProgressEvery (default 1 s)
 	// from a goroutine of its own while the search runs, and once at the end.
 	Progress      func(Progress)
@@ -169,6 +176,9 @@ type Progress struct {
 	Bound       int // bound being searched (exhaustive)
 	Done, Total int // subtrees of the frontier finished, in all (runs, for PCT and random)
 	Minimizing  bool
+	// TableBytes is the memory of the visited set of the bound being
+	// searched, and TableStates the states it holds (exhaustive).
+	TableBytes, TableStates int64
 }
 
 // Reduction is a state-space reduction of the exhaustive search.
@@ -282,7 +292,9 @@ type Result struct {
 	// since subtrees merge).
 	Subtrees int           `json:"subtrees,omitempty"`
 	Elapsed  time.Duration `json:"elapsed_ns"`
-	Replay   *Run          `json:"run,omitempty"`
+	// Throughput is the exhaustive search's rate (it depends on timing).
+	Throughput *Throughput `json:"throughput,omitempty"`
+	Replay     *Run        `json:"run,omitempty"`
 	// Representative says that Replay is not a counterexample but one
 	// representative run of a SAFE or INCOMPLETE check (see WithRun).
 	Representative bool `json:"representative,omitempty"`
@@ -293,6 +305,28 @@ type Result struct {
 	// bound), and TableStates the states it held (not in JSON).
 	TableBytes  int64 `json:"-"`
 	TableStates int   `json:"-"`
+}
+
+// Throughput is how fast a search went: branching states and steps per
+// second of wall time, and the visited set's memory per state (that of the
+// largest bound's set over the states it holds).
+type Throughput struct {
+	StatesPerSec  float64 `json:"states_per_s"`
+	StepsPerSec   float64 `json:"steps_per_s"`
+	BytesPerState float64 `json:"bytes_per_state,omitempty"`
+}
+
+// throughput fills in r.Throughput from its counts and elapsed time.
+func (r *Result) throughput() {
+	s := r.Elapsed.Seconds()
+	if s <= 0 {
+		return
+	}
+	t := &Throughput{StatesPerSec: float64(r.States) / s, StepsPerSec: float64(r.Transitions) / s}
+	if r.TableStates > 0 {
+		t.BytesPerState = float64(r.TableBytes) / float64(r.TableStates)
+	}
+	r.Throughput = t
 }
 
 // PCTBound is the guarantee of a PCT search: each run finds a hazard of

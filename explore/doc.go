@@ -118,6 +118,29 @@
 // where subtrees merge: their sums exceed the unsharded counts (command
 // mcountsim merge combines shard results).
 //
+// With Options.Exchange (a directory all shards see, the shards running at
+// the same time) the shards split the states themselves: every branching
+// state, keyed with its preemptions used, has one owner, a hash of the key
+// modulo n, and only the owner expands it. A shard that reaches a branching
+// state it does not own sends the path to it (the options from the initial
+// state, a few bytes: the positions of its non-zero options) to the owner
+// once per bound, and goes on with the rest of its own search. A bound is
+// searched in rounds: in round r each shard replays the paths it received
+// in round r-1 (sorted, as a trie, so a shared prefix is replayed once),
+// expands them and every state of its own it reaches, writes one file of
+// paths per other shard and a status file, and waits for every shard's
+// status of round r; the bound is over after a round in which nobody sent
+// anything. This is the search of one process cut along ownership: every
+// reachable key is reached (the path to a key is followed to its end, the
+// parts by other shards), each key is expanded exactly once, by its owner,
+// and the steps from a key to the next branching point are taken by the
+// shard that expands the key. So the shards' states, steps and end states
+// add up to exactly the unsharded counts, each shard holds about 1/n of
+// the states, and a SAFE merge is exhaustive. A hazard or a budget stops
+// every shard at the end of the round: the shard that met the hazard
+// minimizes it alone (minimization needs no split), the others end
+// INCOMPLETE with the counts of the bounds finished, as in an UNSAFE result.
+//
 // # Schedules
 //
 // A schedule is the list of choices that differ from the default (option 0:

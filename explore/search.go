@@ -47,6 +47,17 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	}
 	e := newEngine(c, opts, start)
 	defer e.close()
+	if opts.Exchange != "" {
+		if opts.Shard.Whole() || opts.Search != Exhaustive {
+			return nil, fmt.Errorf("an exchange directory needs an exhaustive search of 2 or more shards")
+		}
+		x := &exchange{dir: opts.Exchange, idx: opts.Shard.Index, n: opts.Shard.Count, pollWait: 2 * time.Millisecond, slots: make(chan *xslot, e.workers())}
+		if err := x.check(); err != nil {
+			return nil, err
+		}
+		e.xch = x
+		defer x.finish()
+	}
 	var res *Result
 	switch opts.Search {
 	case Exhaustive:
@@ -60,6 +71,9 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Elapsed = time.Since(start)
+	if opts.Search == Exhaustive {
+		res.throughput()
+	}
 	e.report()
 	return res, nil
 }
@@ -80,7 +94,12 @@ type engine struct {
 	total   atomic.Int64
 	bound   atomic.Int64
 	minim   atomic.Bool
-	tab     *shared // the visited set of the bound being searched
+	tab     *shared                // the visited set of the bound being searched
+	xch     *exchange              // the exchanged split (Options.Exchange), or nil
+	tabp    atomic.Pointer[shared] // tab, for the progress reports
+	s0      atomic.Int64           // states before the bound being searched
+	xout    *outbox                // what the workers send this round
+	sent    *shared                // the states sent to other shards this bound
 
 	endMu sync.Mutex
 	ends  map[[2]uint64]struct{} // end states of finished runs, this bound
@@ -163,7 +182,11 @@ func (e *engine) monitor() {
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func (e *engine) progress() Progress {
-	return Progress{Elapsed: time.Since(e.start), States: e.states.Load(), Transitions: e.trans.Load(), Runs: e.runs.Load(),
+	var tb, ts int64
+	if tab := e.tabp.Load(); tab != nil {
+		tb, ts = tab.bytes(), e.states.Load()-e.s0.Load()
+	}
+	return Progress{TableBytes: tb, TableStates: ts, Elapsed: time.Since(e.start), States: e.states.Load(), Transitions: e.trans.Load(), Runs: e.runs.Load(),
 		Bound: int(e.bound.Load()), Done: int(e.done.Load()), Total: int(e.total.Load()), Minimizing: e.minim.Load()}
 }
 
@@ -195,6 +218,47 @@ func (e *engine) exhaustive() (*Result, error) {
 		e.tab = newShared()
 		e.ends = map[[2]uint64]struct{}{}
 		s0, t0, r0 := e.states.Load(), e.trans.Load(), e.runs.Load()
+		e.s0.Store(s0)
+		e.tabp.Store(e.tab)
+		if e.xch != nil {
+			f, err := e.exchanged(b, e.xch, res)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				found, foundBound = f, b
+				res.Space.BoundsDone = b
+				break
+			}
+			if why := e.reason(); why != "" {
+				res.Space.Coverage = fmt.Sprintf("exhaustive through bound %d", b-1)
+				if b == 0 {
+					res.Space.Coverage = "bound 0 not exhausted"
+				}
+				res.Reason = why + ": " + res.Space.Coverage
+				if !e.xch.peerHazard {
+					// (After another shard's hazard, the counts are
+					// those of the bounds finished, as in an UNSAFE
+					// result.)
+					states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
+				}
+				break
+			}
+			states += e.states.Load() - s0
+			trans += e.trans.Load() - t0
+			runs += e.runs.Load() - r0
+			res.Space.BoundsDone = b + 1
+			if tb := e.tab.bytes(); tb > res.TableBytes {
+				res.TableBytes, res.TableStates = tb, int(e.states.Load()-s0)
+			}
+			res.Runs = len(e.ends)
+			res.EndStates = res.EndStates[:0]
+			for h := range e.ends {
+				res.EndStates = append(res.EndStates, fmt.Sprintf("%016x%016x", h[0], h[1]))
+			}
+			sort.Strings(res.EndStates)
+			continue
+		}
 		items, err := e.frontier(b)
 		if err != nil {
 			return nil, err
@@ -254,6 +318,7 @@ func (e *engine) exhaustive() (*Result, error) {
 		}
 	}
 	e.tab = nil
+	e.tabp.Store(nil)
 	_ = runs
 	res.States, res.Transitions = int(states), int(trans)
 	switch {
@@ -437,6 +502,7 @@ type worker struct {
 	bound int   // the preemption bound this worker searches within
 	tab   table // minimization's visited set (steps per state)
 	pool  []*sched.Machine
+	trie  []*sched.Machine // the exchanged split's replay of received paths
 	bufs  [][]sched.Action
 	path  []int32
 	found []int32
@@ -605,7 +671,11 @@ func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
 	}
 	m := w.machine(0)
 	m.CopyFrom(root)
-	w.replayPath(m, it.path)
+	if w.e.xch != nil {
+		w.replayFast(m, it.path)
+	} else {
+		w.replayPath(m, it.path)
+	}
 	w.path = append(w.path[:0], it.path...)
 	w.dfs(m, 0)
 	return w.found, !w.halt
@@ -623,6 +693,16 @@ func (w *worker) dfs(m *sched.Machine, depth int) {
 	}
 	// The visited set is consulted where the search branches: runs that
 	// merge meet again at the next choice.
+	if x := w.e.xch; x != nil {
+		k := stateKey(m.Hash(), m.Preemptions())
+		if o := owner(k, x.n); o != x.idx {
+			// Another shard's state: sent to it once per bound.
+			if w.e.sent.claim(k) {
+				w.e.xout.add(o, [][]int32{append([]int32(nil), w.path...)})
+			}
+			return
+		}
+	}
 	if w.seen(m) {
 		return
 	}

@@ -18,6 +18,10 @@ import (
 // synthesized GOT): above the task stacks of package sched.
 const DataBase = 0x200000
 
+// maxARMArgs bounds the arguments of an ARM workload's call: four in
+// r0-r3, the rest on the stack.
+const maxARMArgs = 16
+
 // maxData and maxText bound what BuildObject lays out.
 const (
 	maxData = 16 << 20
@@ -32,7 +36,7 @@ var ErrUnsupportedObject = errors.New("unsupported object")
 // ObjectConfig is what the text built around an object depends on.
 type ObjectConfig struct {
 	Function   string  // the function the workload calls (required)
-	Args       []int64 // its integer arguments, in the platform ABI (ARM: at most 4, x86-64: at most 6)
+	Args       []int64 // its integer arguments, in the platform ABI (ARM: r0-r3, then the stack, at most 16; x86-64: at most 6)
 	Iterations int     // workload iterations per worker; default 2
 }
 
@@ -112,8 +116,8 @@ func LinkObject(name string, raw []byte, cfg ObjectConfig) (*Object, error) {
 	l := &linker{name: name, f: f, ef: ef, cfg: cfg, secAddr: map[int]uint64{}, got: map[int]uint64{}, stubs: map[string]bool{}, helpers: map[string]bool{}}
 	switch f.Arch {
 	case objfile.ArchARM:
-		if len(cfg.Args) > 4 {
-			return nil, fmt.Errorf("%s: %w: %d arguments, the ARM workload passes at most 4 (r0-r3)", name, ErrUnsupportedObject, len(cfg.Args))
+		if len(cfg.Args) > maxARMArgs {
+			return nil, fmt.Errorf("%s: %w: %d arguments, the ARM workload passes at most %d (r0-r3 and the stack)", name, ErrUnsupportedObject, len(cfg.Args), maxARMArgs)
 		}
 		l.arch = ARM
 	case objfile.ArchX86_64:
@@ -266,11 +270,25 @@ func (l *linker) worker() {
 		t := armText{a}
 		t.w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
 		t.w(t.ok(arm.MovImm(arm.R5, uint32(l.cfg.Iterations))))
+		// Arguments after the fourth go on the stack, the fifth at sp, in
+		// an area that keeps sp 8-byte aligned at the call (AAPCS 5.5,
+		// 6.2.1.2); they are stored again before every call, since the
+		// callee owns them.
+		onStack := max(len(l.cfg.Args)-4, 0)
+		if onStack > 0 {
+			t.w(t.ok(arm.SubImm(arm.SP, arm.SP, uint32(onStack*4+7)&^7)))
+		}
 		loop := uint32(a.pc())
-		// ldr rN, [pc, #off]: the arguments sit in a literal pool after the loop.
-		var loads []uint64
-		for range l.cfg.Args {
-			loads = append(loads, a.pc())
+		// ldr rN, [pc, #off]: the arguments sit in a literal pool after the
+		// loop; a stack argument goes through r0 first.
+		loads := make([]uint64, len(l.cfg.Args))
+		for i := 4; i < len(l.cfg.Args); i++ {
+			loads[i] = a.pc()
+			t.w(0)
+			t.w(arm.StrImm(arm.R0, arm.SP, int32(4*(i-4))))
+		}
+		for i := range min(len(l.cfg.Args), 4) {
+			loads[i] = a.pc()
 			t.w(0)
 		}
 		t.call(l.cfg.Function)
@@ -282,7 +300,11 @@ func (l *linker) worker() {
 		for i, v := range l.cfg.Args {
 			lit := a.pc()
 			t.w(arm.Word(uint32(v)))
-			copy(a.img.Text[loads[i]-a.img.Base:], arm.LdrImm(i, arm.PC, int32(lit-loads[i]-8)).Bytes())
+			rt := i
+			if i >= 4 {
+				rt = arm.R0 // then stored to the stack
+			}
+			copy(a.img.Text[loads[i]-a.img.Base:], arm.LdrImm(rt, arm.PC, int32(lit-loads[i]-8)).Bytes())
 		}
 		return
 	}

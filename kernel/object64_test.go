@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/explore"
 	"github.com/mcountsim/mcountsim/internal/oracle"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/patch"
@@ -195,4 +197,84 @@ func TestObjects64QEMU(t *testing.T) {
 		return
 	}
 	require.Equal(t, got, expected64(t))
+}
+
+// verdicts64 are check --object's verdicts on the args8.c fixtures' leaf
+// (7, 5), under each layout's Linux strategy and a foil or the era's
+// race: 2 CPUs, 2 tasks, 1 iteration, 2 toggles, preempt full (unless
+// none), bound 1, 256-word stacks. An UNSAFE verdict is checked by its
+// first hazard's kind, place and what its detail says, and by replaying
+// its schedule to the same hazard.
+var verdicts64 = []struct {
+	file, strategy string
+	arch           kernel.Arch
+	none           bool // --preempt none
+	want           explore.Verdict
+	kind           detect.Kind
+	where, detail  string
+}{
+	{"arm64-pfe2-args8.o", "arm64-nop-bl", kernel.ARM64, false, explore.Safe, 0, "", ""},
+	{"arm64-pfe4-2-args8.o", "arm64-call-ops", kernel.ARM64, false, explore.Safe, 0, "", ""},
+	{"arm64-pg-args8.o", "arm64-mcount", kernel.ARM64, false, explore.Safe, 0, "", ""},
+	{"arm64-pfe2-args8.o", "arm64-both-plain", kernel.ARM64, false, explore.Unsafe, detect.CMODX, "leaf",
+		"cpu0 fetched aa1e03e9 at leaf while it changed from d503201f (nop) to aa1e03e9 (mov x9, x30)"},
+	// Preempted after the first NOP, the task resumes at the BL with x9
+	// never set: ftrace_caller returns through it, to 0.
+	{"arm64-pfe2-args8.o", "arm64-both-sm", kernel.ARM64, false, explore.Unsafe, detect.BadReturn, "leaf+0x10",
+		"return to 0x0 <outside text>; its call to leaf expected"},
+	{"rv-atomic-args8.o", "rv-atomic", kernel.RISCV64, false, explore.Safe, 0, "", ""},
+	{"rv-pfe8-rvc-args8.o", "rv-pfe8", kernel.RISCV64, true, explore.Safe, 0, "", ""},
+	{"rv-pfe8-rvc-args8.o", "rv-pfe8", kernel.RISCV64, false, explore.Unsafe, detect.BadCall, "leaf+0x4",
+		"upper bits: t0 = 0x0, which no auipc of this task set before the jalr"},
+	{"rv-pfe8-norvc-args8.o", "rv-pfe8", kernel.RISCV64, false, explore.Unsafe, detect.BadCall, "leaf+0x4",
+		"upper bits: t0 = 0x0, which no auipc of this task set before the jalr"},
+	{"rv-pfe16-args8.o", "rv-pfe16", kernel.RISCV64, false, explore.Unsafe, detect.BadCall, "leaf+0x8",
+		"upper bits: ra = 0x200022, which no auipc of this task set before the jalr"},
+	{"rv-pg-args8.o", "rv-mcount", kernel.RISCV64, false, explore.Unsafe, detect.BadCall, "leaf+0x16",
+		"upper bits: ra = 0x200022, which no auipc of this task set before the jalr"},
+}
+
+// testVerdicts64 checks the verdicts of verdicts64 for arch.
+func testVerdicts64(t *testing.T, arch kernel.Arch) {
+	for _, c := range verdicts64 {
+		if c.arch != arch {
+			continue
+		}
+		name := c.file + " " + c.strategy
+		if c.none {
+			name += " preempt none"
+		}
+		t.Run(name, func(t *testing.T) {
+			if c.want == explore.Safe && testing.Short() {
+				t.Skip("a SAFE proof takes seconds")
+			}
+			path := filepath.Join(objDir, c.file)
+			o, err := kernel.LoadObject(path, kernel.ObjectConfig{Function: "leaf", Args: []int64{7, 5}, Iterations: 1})
+			require.NoError(t, err)
+			st, ok := patch.Lookup(arch, c.strategy)
+			require.True(t, ok)
+			sc := explore.Scenario{Strategy: st, CPUs: 2, Tasks: 2, Iterations: 1, StackWords: 256,
+				Image: func() (*kernel.Image, error) { return o.Image, nil }}
+			if c.none {
+				sc.Preempt = sched.PreemptNone
+			}
+			res, err := explore.Check(sc, explore.Options{Bound: 1})
+			require.NoError(t, err)
+			require.Equal(t, c.want, res.Verdict, "%s %s: %v %s", c.file, c.strategy, res.Hazard, res.Reason)
+			if c.want == explore.Safe {
+				require.Nil(t, res.Hazard)
+				t.Logf("SAFE: %d states", res.States)
+				return
+			}
+			require.NotNil(t, res.Hazard)
+			require.Equal(t, c.kind, res.Hazard.Kind, "%v", res.Hazard)
+			require.Equal(t, c.where, res.Hazard.Where, "%v", res.Hazard)
+			require.Contains(t, res.Hazard.Detail, c.detail)
+			rp, err := explore.Replay(sc, res.Schedule, explore.Options{})
+			require.NoError(t, err)
+			require.NotNil(t, rp.Hazard, "replaying %s", res.Schedule)
+			require.Equal(t, *res.Hazard, *rp.Hazard)
+			t.Logf("%v", res.Hazard)
+		})
+	}
 }

@@ -404,8 +404,9 @@ func TestObjectFaults(t *testing.T) {
 	}
 	_, err := kernel.LoadObject(filepath.Join(objDir, "arm-fixture.o"), kernel.ObjectConfig{Function: "nosuch"})
 	require.ErrorContains(t, err, `no function "nosuch"`)
-	_, err = kernel.LoadObject(filepath.Join(objDir, "arm-fixture.o"), kernel.ObjectConfig{Function: "big", Args: []int64{1, 2, 3, 4, 5}})
+	_, err = kernel.LoadObject(filepath.Join(objDir, "arm-fixture.o"), kernel.ObjectConfig{Function: "big", Args: make([]int64, 17)})
 	require.ErrorIs(t, err, kernel.ErrUnsupportedObject)
+	require.ErrorContains(t, err, "17 arguments, the ARM workload passes at most 16")
 }
 
 // FuzzLinkObject feeds corrupt objects to the linker: errors, never panics.

@@ -52,14 +52,14 @@ func Builtins() []*Strategy {
 	return append([]*Strategy{
 		{
 			Name: "nop-nop", Arch: kernel.ARM,
-			Origin: "seed 000: both words to mov r0,r0 (unsafe under preemption)",
+			Origin: "ftrace performance impact with different configuration (linux-arm-kernel, December 2011): both words to mov r0,r0 (unsafe under preemption)",
 			Forms:  []Form{armEnabled, armNops},
 			Boot:   []Ref{ref("nops")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nops"))},
 			Enabled: "enabled", Disabled: "nops",
 		},
 		{
 			Name: "jmp-over", Arch: kernel.ARM,
-			Origin: "seed 000: b 1f over the call (Steve's suggestion)",
+			Origin: "ftrace performance impact with different configuration (linux-arm-kernel, December 2011): b 1f over the call (Steve's suggestion)",
 			Forms:  []Form{armEnabled, armJump},
 			Boot:   []Ref{ref("jump")}, Enable: []Step{sm(ref("enabled", 0))}, Disable: []Step{sm(ref("jump"))},
 			Enabled: "enabled", Disabled: "jump",
@@ -78,7 +78,7 @@ func Builtins() []*Strategy {
 			Boot:   []Ref{ref("add-sp")}, Enable: []Step{sm(ref("enabled", 4))}, Disable: []Step{sm(ref("add-sp"))},
 			Enabled: "enabled", Disabled: "add-sp",
 		},
-		twoStep("two-step-sched", "seed 000: jump, synchronize_sched(), then nops (Philippe's proposal)", SyncSched),
+		twoStep("two-step-sched", "ftrace performance impact with different configuration (linux-arm-kernel, December 2011): jump, synchronize_sched(), then nops (Philippe's proposal)", SyncSched),
 		twoStep("two-step-rcu-tasks", "jump, synchronize_rcu_tasks(), then nops (what Linux later built)", SyncRCUTasks),
 		{
 			Name: "plain-write", Arch: kernel.X86,

@@ -83,6 +83,10 @@ type core interface {
 	foreignLoad(flow isa.Flow) bool
 	// isLink reports whether a slot written from src holds a saved link.
 	isLink(src uint8) bool
+	// scratchLink reports whether reg is a link register that code may
+	// also use as a general one: a load into it from a foreign slot is data
+	// until it is used as a return address (scratch.go).
+	scratchLink(reg uint8) bool
 	regName(r uint8) string
 	// slotWriter names a special writer src of a stack slot ("" for an
 	// ordinary register).

@@ -142,9 +142,10 @@ func (k *armCore) trap(m *Machine, c, t int8, pc uint64) {
 	m.fault(c, t, pc, "breakpoint with no handler")
 }
 
-func (k *armCore) foreignLoad(isa.Flow) bool { return true }
-func (k *armCore) isLink(src uint8) bool     { return src == arm.LR }
-func (k *armCore) slotWriter(uint8) string   { return "" }
+func (k *armCore) foreignLoad(isa.Flow) bool  { return true }
+func (k *armCore) isLink(src uint8) bool      { return src == arm.LR }
+func (k *armCore) scratchLink(reg uint8) bool { return reg == arm.LR }
+func (k *armCore) slotWriter(uint8) string    { return "" }
 
 func (k *armCore) regName(r uint8) string {
 	switch r {

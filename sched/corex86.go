@@ -215,6 +215,7 @@ func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
 // indirect call or jump through memory loads a function pointer.
 func (k *x86Core) foreignLoad(flow isa.Flow) bool { return flow == isa.FlowReturn }
 func (k *x86Core) isLink(src uint8) bool          { return src == isa.RetAddr }
+func (k *x86Core) scratchLink(reg uint8) bool     { return false }
 
 func (k *x86Core) slotWriter(src uint8) string {
 	if src == isa.RetAddr {

@@ -120,6 +120,7 @@ type Task struct {
 	NVCSW     uint16 // voluntary context switches
 	Shadow    detect.Shadow
 	Pass      detect.Pass
+	link      linkTaint // its link register holds a value loaded from a foreign slot (scratch.go)
 }
 
 // CPU is one processor.
@@ -596,6 +597,9 @@ func (m *Machine) Hash() [2]uint64 {
 		tk := &m.tasks[t]
 		m.core.hashTask(&h, int8(t))
 		h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
+		if tk.link.on {
+			h.u64(tk.link.val ^ tk.link.from<<1 ^ uint64(tk.link.src)<<56)
+		}
 		h.u64(uint64(tk.Shadow.N))
 		for i := 0; i < int(tk.Shadow.N); i++ {
 			f := tk.Shadow.Frames[i]

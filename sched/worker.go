@@ -62,7 +62,7 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
 	if a >= lo && a+uint64(size) <= hi {
-		m.storeStack(a, size, v, reg)
+		m.storeStack(a, size, v, m.stackSource(reg))
 		return nil
 	}
 	if off, ok := m.dataOff(a, size); ok {
@@ -305,6 +305,7 @@ func (m *Machine) mutable(off uint64, n int) bool {
 // pointer before the instruction, spAfter after it.
 func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link, spBefore, spAfter uint64) {
 	task := &m.tasks[t]
+	m.scratchReturn(c, t, pc, target, flow == isa.FlowReturn)
 	switch flow {
 	case isa.FlowCall:
 		task.Shadow.Call(link, spBefore, target, m.st.callee[target])
@@ -332,11 +333,7 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 		}
 	}
 	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
-		m.hazard(detect.ForeignSlot, int(c), int(t), pc, fmt.Sprintf("%s loaded from stack slot %#x, %s, not a saved link value",
-			m.core.regName(m.loadedInto), m.loadedFrom, m.slotSource(m.loadedLink)))
-		if h := m.lastHazard(m.steps); h != nil {
-			h.Slot = m.loadedFrom
-		}
+		m.foreignLink(c, t, pc) // scratch.go
 	}
 }
 
@@ -403,6 +400,8 @@ func (m *Machine) slotSource(src uint8) string {
 		return "never written"
 	case src == isa.NoReg:
 		return "written by no register"
+	case src == slotScratchLink:
+		return "written from " + m.core.regName(m.shape.linkRegs[0]) + " while it held a value loaded from a foreign slot"
 	}
 	if w := m.core.slotWriter(src); w != "" {
 		return w

@@ -52,6 +52,7 @@ type checkFlags struct {
 
 	// check only: the search.
 	search, shard, maxMemory string
+	exchange                 string
 	runs, depth, workers     int
 	seed                     uint64
 	progress                 bool
@@ -98,6 +99,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.Uint64Var(&f.seed, "seed", 1, "seed of a pct or random search")
 		fs.IntVar(&f.workers, "workers", 0, "goroutines that search (0: all CPUs); the result does not depend on it")
 		fs.StringVar(&f.shard, "shard", "", "explore only part `i/n` (0 <= i < n) of the exhaustive space; combine with mcountsim merge")
+		fs.StringVar(&f.exchange, "exchange", "", "with --shard: a `DIR` all shards share, run at the same time; each shard then expands only the states it owns")
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 	}
 	if err := fs.Parse(args); err != nil {
@@ -322,6 +324,12 @@ func searchFlags(f checkFlags, set map[string]bool, opts *explore.Options) error
 			return fmt.Errorf("--shard: %v", err)
 		}
 		opts.Shard = sh
+	}
+	if f.exchange != "" {
+		if opts.Shard.Whole() {
+			return errors.New("--exchange needs --shard i/n with n >= 2")
+		}
+		opts.Exchange = f.exchange
 	}
 	return nil
 }

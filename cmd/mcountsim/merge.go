@@ -57,7 +57,9 @@ type resultDoc struct {
 	Steps       int             `json:"steps"`
 	Reason      string          `json:"reason,omitempty"`
 	Elapsed     int64           `json:"elapsed_ns"` // merged: the sum over the shards
-	Run         json.RawMessage `json:"run,omitempty"`
+	// Throughput is a shard's rate (check --json); a merge drops it.
+	Throughput json.RawMessage `json:"throughput,omitempty"`
+	Run        json.RawMessage `json:"run,omitempty"`
 	// The replay command of the counterexample (report.Document).
 	ReplayCommand string `json:"replay_command,omitempty"`
 	ReplayNote    string `json:"replay_note,omitempty"`

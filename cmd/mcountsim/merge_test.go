@@ -18,6 +18,7 @@ func withoutTimes(t *testing.T, doc string) map[string]any {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(doc), &m), doc)
 	delete(m, "elapsed_ns")
+	delete(m, "throughput")
 	return m
 }
 

@@ -46,8 +46,8 @@ func TestObjectImage(t *testing.T) {
 	require.ErrorContains(t, err, "relocation R_X86_64_TPOFF32 at .text+0x9")
 	_, _, err = objectImage(filepath.Join(objFixtures, "arm-fixture.o"), "", "", 1)
 	require.ErrorContains(t, err, "--function")
-	_, _, err = objectImage(filepath.Join(objFixtures, "arm-fixture.o"), "big", "1,2,3,4,5", 1)
-	require.ErrorContains(t, err, "at most 4")
+	_, _, err = objectImage(filepath.Join(objFixtures, "arm-fixture.o"), "big", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", 1)
+	require.ErrorContains(t, err, "17 arguments, the ARM workload passes at most 16 (r0-r3 and the stack)")
 
 	require.NoError(t, checkObjectFlags(kernel.X86, map[string]bool{"arch": true}, "x86"))
 	require.ErrorContains(t, checkObjectFlags(kernel.X86, map[string]bool{"arch": true}, "arm"), "the object is x86")

@@ -36,13 +36,17 @@ func newProgressPrinter(w io.Writer, tty bool) *progressPrinter {
 func (p *progressPrinter) print(pr explore.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	rate := 0.0
+	rate, steps := 0.0, 0.0
 	if dt := (pr.Elapsed - p.last.Elapsed).Seconds(); dt > 0 {
 		rate = float64(pr.States-p.last.States) / dt
+		steps = float64(pr.Transitions-p.last.Transitions) / dt
 	}
 	p.last = pr
-	line := fmt.Sprintf("mcountsim: %6.1fs  bound %d  %s states (%s/s)  %s steps  %s runs",
-		pr.Elapsed.Seconds(), pr.Bound, si(float64(pr.States)), si(rate), si(float64(pr.Transitions)), si(float64(pr.Runs)))
+	line := fmt.Sprintf("mcountsim: %6.1fs  bound %d  %s states (%s/s)  %s steps (%s/s)  %s runs",
+		pr.Elapsed.Seconds(), pr.Bound, si(float64(pr.States)), si(rate), si(float64(pr.Transitions)), si(steps), si(float64(pr.Runs)))
+	if pr.TableStates > 0 {
+		line += fmt.Sprintf("  %.0f B/state", float64(pr.TableBytes)/float64(pr.TableStates))
+	}
 	if pr.Total > 0 {
 		line += fmt.Sprintf("  frontier %d/%d", pr.Done, pr.Total)
 	}

@@ -39,6 +39,10 @@ build arm-thumb-fixture.o $ARM -fno-pie -mthumb -march=armv7-a -pg runaway.c
 build arm-real.o $ARM -fno-pie -marm -march=armv5te -pg realcode.c
 build arm-v7-real.o $ARM -fno-pie -marm -march=armv7-a -pg realcode.c
 build x86-fentry-real.o $X86 $X86K -fno-pie -pg -mfentry realcode.c
+# scratch.c: lr as a data register (siphash_2u64 at -O2), seven arguments.
+build arm-scratch.o $ARM -fno-pie -marm -march=armv5te -pg scratch.c
+arm-linux-gnueabi-as -o arm-lrtaint.o lrtaint.s
+arm-linux-gnueabi-objdump -d -r arm-lrtaint.o | sed '1,2d' >arm-lrtaint.o.objdump
 # args8.c (issues 15 and 16): up to 8 register arguments, on arm64 in
 # the three layouts of Linux (=2; =4,2 with the 8-aligned CALL_OPS
 # literal; -pg) and on RISC-V in era 2 (=4 with RVC, =2 without), era 1
