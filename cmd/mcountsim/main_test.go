@@ -176,8 +176,8 @@ func TestCheckX86(t *testing.T) {
 		want string
 	}{
 		{[]string{"check", "--arch", "x86", "--strategy", "nop-nop"}, `unknown x86 strategy "nop-nop"`},
-		{[]string{"check", "--arch", "x86", "--strategy", "plain-write", "--prologue", "weird"}, `--prologue: unknown "weird"`},
-		{[]string{"check", "--arch", "arm", "--strategy", "nop-nop", "--prologue", "mcount"}, "--prologue applies to --arch x86 only"},
+		{[]string{"check", "--arch", "x86", "--strategy", "plain-write", "--prologue", "weird"}, `--prologue: unknown x86 layout "weird" (want fentry, mcount)`},
+		{[]string{"check", "--arch", "arm", "--strategy", "nop-nop", "--prologue", "mcount"}, "--prologue: the arm text has one call-site layout"},
 	} {
 		code, _, errOut := mcountsim(c.args...)
 		assert.Equal(t, 2, code)
