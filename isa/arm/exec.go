@@ -175,6 +175,19 @@ func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 			v = uint32(int32(int16(v)))
 		}
 		r.R[inst.Rd] = v
+	case xUXTAB, xUXTAH, xSXTAB, xSXTAH:
+		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
+		switch x {
+		case xUXTAB:
+			v &= 0xff
+		case xUXTAH:
+			v &= 0xffff
+		case xSXTAB:
+			v = uint32(int32(int8(v)))
+		case xSXTAH:
+			v = uint32(int32(int16(v)))
+		}
+		r.R[inst.Rd] = r.R[inst.Rn] + v
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD, xSTR, xSTRB, xSTRH, xSTRD:
 		return loadStore(inst, x, r, bus, next)
 	case xMultiple:
