@@ -278,3 +278,47 @@ func testVerdicts64(t *testing.T, arch kernel.Arch) {
 		})
 	}
 }
+
+// TestObjects64Refused: what LinkObject cannot link on arm64 and RISC-V
+// is an error naming why (ErrUnsupportedObject), never a panic.
+func TestObjects64Refused(t *testing.T) {
+	for _, c := range []struct {
+		file, fn string
+		args     []int64
+		want     string
+	}{
+		{"arm64-tls.o", "tls", nil, "relocation R_AARCH64_TLSLE_ADD_TPREL_HI12 at .text+0xc"},
+		{"rv-tls.o", "tls", nil, "relocation R_RISCV_TPREL_HI20 at .text+0x8"},
+		{"arm64-pfe2-args8.o", "args8", []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, "9 arguments, the arm64 workload passes at most 8 (x0-x7)"},
+		{"rv-pg-args8.o", "args8", []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, "9 arguments, the riscv64 workload passes at most 8 (a0-a7)"},
+	} {
+		_, err := kernel.LoadObject(filepath.Join(objDir, c.file), kernel.ObjectConfig{Function: c.fn, Args: c.args})
+		require.ErrorIs(t, err, kernel.ErrUnsupportedObject, c.file)
+		require.ErrorContains(t, err, c.want, c.file)
+	}
+	_, err := kernel.LoadObject(filepath.Join(objDir, "rv-pfe16-args8.o"), kernel.ObjectConfig{Function: "nosuch"})
+	require.ErrorContains(t, err, `no function "nosuch"`)
+}
+
+// FuzzLinkObject64 feeds corrupt arm64 and RISC-V objects to the linker:
+// errors, never panics.
+func FuzzLinkObject64(f *testing.F) {
+	for _, fx := range fixtures64 {
+		b, err := os.ReadFile(filepath.Join(objDir, fx.file))
+		require.NoError(f, err)
+		f.Add(b, "args8")
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, fn string) {
+		o, err := kernel.LinkObject("fuzz", raw, kernel.ObjectConfig{Function: fn, Args: []int64{1, 2, 3, 4, 5, 6, 7, 8}})
+		if err != nil {
+			return
+		}
+		for _, fx := range fixtures64 {
+			if fx.prologue == o.Image.Prologue && fx.arch == o.Image.Arch {
+				s, _ := patch.Lookup(fx.arch, fx.strategy)
+				_, _ = patch.Compile(s, o.Image, 2)
+				break
+			}
+		}
+	})
+}
