@@ -22,9 +22,10 @@ const (
 	Fault               // undecodable/unsupported instruction, pc or stack out of bounds, no int3 handler table
 	BadCall             // a call whose target is not the start of a function or trampoline in text
 	CMODX               // a fetch of a word another CPU changed since this one synchronized, outside the ISA's concurrent-modification set
+	Escape              // a task left a function other than by returning: a branch out of it (not a call, a return or a tail call), or an exit with calls still pending
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx", "escape"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -374,3 +374,28 @@ func describe(r *Result) string {
 	}
 	return "not exhausted: " + base + "; " + r.Reason
 }
+
+// overStates reports whether the search has claimed more states than
+// Options.MaxStates allows, and stops it if so. The count of a finished
+// bound is exact, and the live count only grows towards it, so "more than
+// MaxStates" is decided by the scenario and the bound alone: any number of
+// workers gives the same verdict (a bound that holds a hazard as well may
+// still meet it before the budget on one worker count and not another).
+func (e *engine) overStates() bool {
+	if e.opts.MaxStates <= 0 || e.opts.Search != Exhaustive || e.states.Load() <= int64(e.opts.MaxStates) {
+		return false
+	}
+	e.statesOver.Store(true)
+	e.stop(fmt.Sprintf("state budget of %d used up", e.opts.MaxStates))
+	return true
+}
+
+// statesCoverage is the coverage of a search stopped by the state budget
+// in bound b.
+func statesCoverage(b, max int) string {
+	cov := fmt.Sprintf("bound %d needs more than %d states", b, max)
+	if b > 0 {
+		cov = fmt.Sprintf("exhaustive through bound %d; %s", b-1, cov)
+	}
+	return cov
+}

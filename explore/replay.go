@@ -18,10 +18,17 @@ type Run struct {
 	Preemptions int             `json:"preemptions"`
 	Hazards     []detect.Hazard `json:"hazards"`
 	Trace       []sched.Event   `json:"trace"`
-	Explanation []SitePass      `json:"explanation,omitempty"`
-	Tasks       int             `json:"tasks"`
-	CPUs        int             `json:"cpus"`
-	Machine     *sched.Machine  `json:"-"`
+	// Omitted counts the instructions a long run's bounded trace dropped
+	// (sched.TraceHead), from step OmittedFrom to OmittedTo: the trace is
+	// then the run's start, its patch and scheduling events, and a window
+	// of its last sched.TraceTail events around the hazard.
+	Omitted     int            `json:"omitted_events,omitempty"`
+	OmittedFrom int            `json:"omitted_from_step,omitempty"`
+	OmittedTo   int            `json:"omitted_to_step,omitempty"`
+	Explanation []SitePass     `json:"explanation,omitempty"`
+	Tasks       int            `json:"tasks"`
+	CPUs        int            `json:"cpus"`
+	Machine     *sched.Machine `json:"-"`
 }
 
 // Replay re-runs sc under schedule, recording everything.
@@ -77,6 +84,7 @@ func (c *compiled) replay(s Schedule, bound int, record, unreduced bool) (*Run, 
 	}
 	run := &Run{Schedule: s.String(), Steps: m.Steps(), Preemptions: m.Preemptions(), Hazards: m.Hazards(),
 		Trace: m.Trace(), Tasks: m.Config().Tasks, CPUs: m.Config().CPUs, Machine: m}
+	run.Omitted, run.OmittedFrom, run.OmittedTo = m.TraceOmitted()
 	if len(m.Hazards()) > 0 {
 		run.Explanation = explain(m, m.Hazards()[0])
 	}

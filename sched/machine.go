@@ -204,10 +204,12 @@ type Machine struct {
 	done     bool
 
 	// Record mode only.
-	writes   []Write
-	trace    []Event
-	stackRec *stackLog // stack stores (stackrec.go)
-	passes   []PassRecord
+	writes []Write
+	trace  []Event
+	// the instructions the bounded trace dropped (tracewindow.go)
+	traceOmit, traceOmitFrom, traceOmitTo int
+	stackRec                              *stackLog // stack stores (stackrec.go)
+	passes                                []PassRecord
 }
 
 type siteSnap = [detect.MaxSiteBytes]uint16

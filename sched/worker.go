@@ -195,6 +195,7 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 		m.syncCPU(c, k.disasm(m, pc))
 	}
 	m.control(c, t, pc, e.flow, e.target, e.link, e.spBefore, e.spAfter)
+	m.checkBranch(c, t, pc, off, n, e.flow, e.target) // integrity.go
 }
 
 // plainDone is the tail of a plain instruction's execution, shared by the
@@ -416,6 +417,7 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 		m.leave(c, true)
 		m.enqueue(t)
 	case kernel.HookExit:
+		m.checkExit(c, t, pc) // integrity.go
 		m.exit(c, t)
 	}
 }
