@@ -262,6 +262,11 @@ type Space struct {
 	Frontier int `json:"frontier,omitempty"`
 	// Coverage says what was covered when a budget ran out.
 	Coverage string `json:"coverage,omitempty"`
+	// The tracer kernel's part (tracer.go): the tracer, the functions it
+	// may re-enter, the interrupt bound.
+	Tracer   string   `json:"tracer,omitempty"`
+	Traced   []string `json:"traced,omitempty"`
+	IRQBound *int     `json:"irq_bound,omitempty"`
 }
 
 // Result is the outcome of Check or Replay.
@@ -295,6 +300,12 @@ type Result struct {
 	// Throughput is the exhaustive search's rate (it depends on timing).
 	Throughput *Throughput `json:"throughput,omitempty"`
 	Replay     *Run        `json:"run,omitempty"`
+	// The tracer kernel's counts (tracer.go): lost events and counted
+	// recursions per context, the most in one run, and the longest
+	// interrupts-off stretch in instructions of one task.
+	LostEvents      *LostEvents `json:"lost_events,omitempty"`
+	RecursedEvents  *LostEvents `json:"recursed_events,omitempty"`
+	IRQsOffMaxSteps *int        `json:"irqs_off_max_steps,omitempty"`
 	// Representative says that Replay is not a counterexample but one
 	// representative run of a SAFE or INCOMPLETE check (see WithRun).
 	Representative bool `json:"representative,omitempty"`
@@ -353,6 +364,7 @@ func space(sc Scenario, opts Options) Space {
 	if opts.Search != Exhaustive {
 		sp.Reduction = "none (sampled runs)"
 	}
+	tracerSpace(&sp, sc)
 	return sp
 }
 
@@ -360,6 +372,9 @@ func describe(r *Result) string {
 	sp := r.Space
 	base := fmt.Sprintf("preemption bound %d, preempt %s, %d cpus, %d tasks, %d iterations, %d toggles",
 		sp.Bound, sp.Preempt, sp.CPUs, sp.Tasks, sp.Iterations, sp.Toggles)
+	if sp.IRQBound != nil {
+		base += fmt.Sprintf(", irq bound %d", *sp.IRQBound) // tracer.go
+	}
 	switch {
 	case r.Verdict == Unsafe:
 		return fmt.Sprintf("a hazard within %s, found with %d preemption(s)", base, r.Preemptions)

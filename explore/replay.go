@@ -56,6 +56,7 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 		res.Reason = run.Machine.BudgetText()
 	}
 	res.Space.Description = "one schedule, replayed"
+	tracerResult(res, sc, nil, run.Machine)
 	return res, nil
 }
 

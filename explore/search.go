@@ -71,6 +71,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Elapsed = time.Since(start)
+	tracerResult(res, sc, c.stats, nil)
 	if opts.Search == Exhaustive {
 		res.throughput()
 	}

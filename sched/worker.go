@@ -63,6 +63,9 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
 	if a >= lo && a+uint64(size) <= hi {
 		m.storeStack(a, size, v, m.stackSource(reg))
+		if m.tr.on {
+			m.tiStored(a, lo, m.core.pc(m.cur))
+		}
 		return nil
 	}
 	if off, ok := m.dataOff(a, size); ok {
@@ -123,6 +126,9 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 	k := m.core
 	task := &m.tasks[t]
 	pc := k.pc(t)
+	if m.tr.on {
+		m.tracerTick(t)
+	}
 	if task.InTrap {
 		// The breakpoint handler's step: look the address up and
 		// emulate, then return from the exception.
@@ -263,7 +269,7 @@ func (m *Machine) local(t int8) bool {
 	}
 	*cls = classLocal
 	switch h := m.st.hook[off]; {
-	case h == kernel.HookSchedule || h == kernel.HookExit:
+	case h == kernel.HookSchedule || h == kernel.HookExit || h == kernel.HookPreempt || h == kernel.HookIRQReturn:
 		*cls = classVisible
 	case h == kernel.HookNone:
 		n, err := m.core.decode(off+m.img.Base, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
@@ -321,6 +327,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 			m.hazard(detect.StackImbalance, int(c), int(t), pc, fmt.Sprintf("%s returned with sp %#x, expected %#x (sp at the call %#x, callee pops %d)",
 				nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), spAfter, f.SP+uint64(f.Pop), f.SP, f.Pop))
 		}
+	}
+	if m.tr.on && (flow == isa.FlowCall || flow == isa.FlowReturn) {
+		m.tracerControl(c, t, pc, flow == isa.FlowCall, target, spBefore)
 	}
 	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
 		m.foreignLink(c, t, pc) // scratch.go
@@ -404,6 +413,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 	k := m.core
 	pc := k.pc(t)
 	ip, parent := k.arg(t, 0), k.arg(t, 1)
+	if m.tr.on && m.tracerHook(c, t, h) {
+		return
+	}
 	switch h {
 	case kernel.HookTrace:
 		k.setPC(t, pc+m.shape.hookLen)

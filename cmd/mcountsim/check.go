@@ -48,6 +48,9 @@ type checkFlags struct {
 	json, strict                                              bool
 	html                                                      string
 	object, function, args                                    string
+	tracer, traced                                            string // tracer.go
+	irqBound                                                  int
+	lossless                                                  bool
 
 	// check only: the search.
 	search, shard, maxMemory string
@@ -84,6 +87,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long (0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
+	tracerFlagSet(fs, &f) // tracer.go
 	fs.StringVar(&f.html, "html", "", "also write the run as a self-contained HTML timeline to `file`")
 	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32 or x86-64 .o) instead of the built-in text")
 	fs.StringVar(&f.function, "function", "", "with --object: the `name` of the function the workload calls")
@@ -275,6 +279,9 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 		if err := explore.Preflight(sc); err != nil {
 			return sc, opts, fmt.Errorf("--object: %s %v", f.function, err)
 		}
+	}
+	if err := tracerFlags(f, set, image != nil, &sc); err != nil { // tracer.go
+		return sc, opts, err
 	}
 	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout}
 	if err := searchFlags(f, set, &opts); err != nil {
