@@ -113,6 +113,9 @@ type Segment struct {
 	Name  string
 	Addr  uint64
 	Bytes []byte // initial contents
+	// ReadOnly: no code may write it (an object's sections without
+	// SHF_WRITE, such as .rodata): its pages are mapped read-only.
+	ReadOnly bool
 }
 
 // Image is a complete simulated kernel text.

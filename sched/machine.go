@@ -235,7 +235,10 @@ type static struct {
 	fetch     *fetchStatic
 }
 
-type dataSeg struct{ addr, size, off uint64 }
+type dataSeg struct {
+	addr, size, off uint64
+	ro              []bool // per page: read-only (memory.go); nil when none is
+}
 
 // dataOff returns the offset into m.data of n bytes at addr, if they lie in
 // one data segment.

@@ -69,6 +69,9 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		return nil
 	}
 	if off, ok := m.dataOff(a, size); ok {
+		if m.readOnly(a, 1) || m.readOnly(a+uint64(size)-1, 1) {
+			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
+		}
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
@@ -243,6 +246,9 @@ const (
 	classUnknown uint8 = iota
 	classLocal
 	classVisible
+	// classLoad: a load through a base that may point anywhere; it is
+	// local in a state where it reads read-only data (decided per state).
+	classLoad
 )
 
 // local reports whether worker t's next instruction touches nothing but
@@ -264,6 +270,10 @@ func (m *Machine) local(t int8) bool {
 		return true // a fault: it ends the run whatever the others do
 	}
 	cls := &m.st.class[off]
+	if *cls == classLoad {
+		a, n, ok := m.core.loadAddr(m, t, off+m.img.Base)
+		return ok && m.readOnly(a, n)
+	}
 	if *cls != classUnknown {
 		return *cls == classLocal
 	}
@@ -279,10 +289,16 @@ func (m *Machine) local(t int8) bool {
 			if m.mutable(off, m.shape.maxLen) {
 				*cls = classVisible
 			}
-		case m.mutable(off, n) || !m.core.localInst(len(m.st.dataAt) > 0) || m.core.syncs():
+		case m.mutable(off, n) || m.core.syncs():
 			// A synchronizing instruction reads the latest text: it
 			// does not commute with the patcher's stores.
 			*cls = classVisible
+		case !m.core.localInst(len(m.st.dataAt) > 0):
+			*cls = classVisible
+			if _, _, ok := m.core.loadAddr(m, t, off+m.img.Base); ok && m.hasReadOnly() && !m.cfg.Unreduced {
+				*cls = classLoad
+				return m.local(t)
+			}
 		}
 	}
 	return *cls == classLocal
