@@ -246,7 +246,11 @@ func WithRun(sc Scenario, opts Options, res *Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := c.replay(s, opts.bound(), true, !opts.Reduction.por())
+	cap := 0
+	if schedule == "" && res.Verdict != Unsafe && res.Mode != "replay" {
+		cap = RepresentativeSteps
+	}
+	run, err := c.replayUpTo(s, opts.bound(), true, !opts.Reduction.por(), cap)
 	if err != nil {
 		return nil, err
 	}

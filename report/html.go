@@ -554,7 +554,7 @@ type timeline struct {
 // A page lists at most maxSiteStates site states (steps times sites) in
 // full, and otherwise the words of maxPageSites sites.
 const (
-	maxSiteStates = 1 << 20
+	maxSiteStates = 1 << 17
 	maxPageSites  = 8
 )
 

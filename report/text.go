@@ -289,9 +289,17 @@ func pad(s string, n int) string {
 
 // OmittedText says what the bounded trace of a long run leaves out, or "".
 func OmittedText(run *explore.Run) string {
-	if run == nil || run.Omitted == 0 {
+	if run == nil || run.Omitted == 0 && run.CutAt == 0 {
 		return ""
 	}
-	return fmt.Sprintf("a long run: the trace shows its first %d events, its patch, store, preemption, wait, exit and hazard events, and its last %d events; "+
+	cut := ""
+	if run.CutAt > 0 {
+		cut = fmt.Sprintf("the representative run is shown up to step %d, where it was cut short", run.CutAt)
+		if run.Omitted == 0 {
+			return cut
+		}
+		cut += "; "
+	}
+	return cut + fmt.Sprintf("a long run: the trace shows its first %d events, its patch, store, preemption, wait, exit and hazard events, and its last %d events; "+
 		"%d other events of steps %d to %d are omitted", sched.TraceHead, sched.TraceTail, run.Omitted, run.OmittedFrom, run.OmittedTo)
 }
