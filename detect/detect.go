@@ -13,18 +13,22 @@ import "fmt"
 type Kind uint8
 
 const (
-	None           Kind = iota
-	BadReturn           // a return went somewhere other than its call's return address
-	StackImbalance      // a function returned with sp not where it was at the call
-	ForeignSlot         // lr/pc loaded from a stack slot that holds no saved link value
-	TornFetch           // one fetched instruction assembled from different transitions' bytes
-	MixedSite           // one pass through a site executed words from states the site never held
-	Fault               // undecodable/unsupported instruction, pc or stack out of bounds, no int3 handler table
-	BadCall             // a call whose target is not the start of a function or trampoline in text
-	CMODX               // a fetch of a word another CPU changed since this one synchronized, outside the ISA's concurrent-modification set
+	None             Kind = iota
+	BadReturn             // a return went somewhere other than its call's return address
+	StackImbalance        // a function returned with sp not where it was at the call
+	ForeignSlot           // lr/pc loaded from a stack slot that holds no saved link value
+	TornFetch             // one fetched instruction assembled from different transitions' bytes
+	MixedSite             // one pass through a site executed words from states the site never held
+	Fault                 // undecodable/unsupported instruction, pc or stack out of bounds, no int3 handler table
+	BadCall               // a call whose target is not the start of a function or trampoline in text
+	CMODX                 // a fetch of a word another CPU changed since this one synchronized, outside the ISA's concurrent-modification set
+	SchedRecursion        // the scheduler or preempt_schedule re-entered through the tracer callback, or the stack overflowing through it
+	MissedPreemption      // preemption re-enabled to count 0 with need_resched set, and the task ran on without scheduling
+	LostEvent             // a traced call whose callback recorded no event (a hazard only when lossless tracing is asked for)
+	Escape                // a task left a function other than by returning: a branch out of it (not a call, a return or a tail call), or an exit with calls still pending
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx", "sched-recursion", "missed-preemption", "lost-event", "escape"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

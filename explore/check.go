@@ -262,6 +262,11 @@ type Space struct {
 	Frontier int `json:"frontier,omitempty"`
 	// Coverage says what was covered when a budget ran out.
 	Coverage string `json:"coverage,omitempty"`
+	// The tracer kernel's part (tracer.go): the tracer, the functions it
+	// may re-enter, the interrupt bound.
+	Tracer   string   `json:"tracer,omitempty"`
+	Traced   []string `json:"traced,omitempty"`
+	IRQBound *int     `json:"irq_bound,omitempty"`
 }
 
 // Result is the outcome of Check or Replay.
@@ -295,6 +300,12 @@ type Result struct {
 	// Throughput is the exhaustive search's rate (it depends on timing).
 	Throughput *Throughput `json:"throughput,omitempty"`
 	Replay     *Run        `json:"run,omitempty"`
+	// The tracer kernel's counts (tracer.go): lost events and counted
+	// recursions per context, the most in one run, and the longest
+	// interrupts-off stretch in instructions of one task.
+	LostEvents      *LostEvents `json:"lost_events,omitempty"`
+	RecursedEvents  *LostEvents `json:"recursed_events,omitempty"`
+	IRQsOffMaxSteps *int        `json:"irqs_off_max_steps,omitempty"`
 	// Representative says that Replay is not a counterexample but one
 	// representative run of a SAFE or INCOMPLETE check (see WithRun).
 	Representative bool `json:"representative,omitempty"`
@@ -353,6 +364,7 @@ func space(sc Scenario, opts Options) Space {
 	if opts.Search != Exhaustive {
 		sp.Reduction = "none (sampled runs)"
 	}
+	tracerSpace(&sp, sc)
 	return sp
 }
 
@@ -360,6 +372,9 @@ func describe(r *Result) string {
 	sp := r.Space
 	base := fmt.Sprintf("preemption bound %d, preempt %s, %d cpus, %d tasks, %d iterations, %d toggles",
 		sp.Bound, sp.Preempt, sp.CPUs, sp.Tasks, sp.Iterations, sp.Toggles)
+	if sp.IRQBound != nil {
+		base += fmt.Sprintf(", irq bound %d", *sp.IRQBound) // tracer.go
+	}
 	switch {
 	case r.Verdict == Unsafe:
 		return fmt.Sprintf("a hazard within %s, found with %d preemption(s)", base, r.Preemptions)
@@ -373,4 +388,29 @@ func describe(r *Result) string {
 		return fmt.Sprintf("no hazard in %d %s runs within %s", r.Runs, sp.Search, base)
 	}
 	return "not exhausted: " + base + "; " + r.Reason
+}
+
+// overStates reports whether the search has claimed more states than
+// Options.MaxStates allows, and stops it if so. The count of a finished
+// bound is exact, and the live count only grows towards it, so "more than
+// MaxStates" is decided by the scenario and the bound alone: any number of
+// workers gives the same verdict (a bound that holds a hazard as well may
+// still meet it before the budget on one worker count and not another).
+func (e *engine) overStates() bool {
+	if e.opts.MaxStates <= 0 || e.opts.Search != Exhaustive || e.states.Load() <= int64(e.opts.MaxStates) {
+		return false
+	}
+	e.statesOver.Store(true)
+	e.stop(fmt.Sprintf("state budget of %d used up", e.opts.MaxStates))
+	return true
+}
+
+// statesCoverage is the coverage of a search stopped by the state budget
+// in bound b.
+func statesCoverage(b, max int) string {
+	cov := fmt.Sprintf("bound %d needs more than %d states", b, max)
+	if b > 0 {
+		cov = fmt.Sprintf("exhaustive through bound %d; %s", b-1, cov)
+	}
+	return cov
 }

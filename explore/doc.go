@@ -51,6 +51,17 @@
 // workload is finite and waiting CPUs offer no step), so the state graph is
 // acyclic and the reduction needs no cycle proviso.
 //
+// A load whose address, computed from the task's registers in the current
+// state, lies in read-only data pages (an object's sections without
+// SHF_WRITE, such as .rodata; a page is read-only only when every segment
+// on it is, and a store there faults) is local too, decided per state: no
+// action of any task can change those bytes, so the load commutes with
+// every other action exactly as a stack access does, and the argument above
+// holds unchanged for the states where it is offered alone. Loads from
+// writable data and every store to data stay visible (issue 21; tested in
+// kernel's TestReadOnlyLoadsReduced against the search that takes .rodata
+// for writable data and against the unreduced one).
+//
 // Options.Reduction selects weaker searches: ReduceStates (visited set, no
 // partial-order reduction) and ReduceNone (every sequence of options). Tests
 // compare all three on small scenarios.

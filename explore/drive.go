@@ -18,6 +18,9 @@ type compiled struct {
 	sc   Scenario // with defaults
 	img  *kernel.Image
 	prog *sched.Program
+	// stats collects the tracer kernel's lost events over every machine
+	// of the check (tracer.go).
+	stats *sched.TracerStats
 }
 
 // compile validates sc, links its text and compiles its strategy.
@@ -27,7 +30,7 @@ func compile(sc Scenario) (*compiled, error) {
 		return nil, fmt.Errorf("scenario has no strategy")
 	}
 	build := func() (*kernel.Image, error) {
-		return kernel.Build(sc.Arch, kernel.Config{Functions: sc.Functions, Iterations: sc.Iterations, Prologue: sc.Prologue})
+		return kernel.Build(sc.Arch, kernel.Config{Functions: sc.Functions, Iterations: sc.Iterations, Prologue: sc.Prologue, Tracer: sc.Tracer})
 	}
 	if sc.Image != nil {
 		build = sc.Image
@@ -40,7 +43,7 @@ func compile(sc Scenario) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{sc: sc, img: img, prog: prog}
+	c := &compiled{sc: sc, img: img, prog: prog, stats: &sched.TracerStats{}}
 	if _, err := c.machine(false, false); err != nil {
 		return nil, err
 	}
@@ -65,6 +68,7 @@ func (c *compiled) machine(record, unreduced bool) (*sched.Machine, error) {
 	return sched.New(c.img, sched.Config{
 		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced,
 		NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
+		IRQBound: s.irqBound(), Lossless: s.Lossless, TracerStats: c.stats,
 	}, c.prog)
 }
 
@@ -242,7 +246,11 @@ func WithRun(sc Scenario, opts Options, res *Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := c.replay(s, opts.bound(), true, !opts.Reduction.por())
+	cap := 0
+	if schedule == "" && res.Verdict != Unsafe && res.Mode != "replay" {
+		cap = RepresentativeSteps
+	}
+	run, err := c.replayUpTo(s, opts.bound(), true, !opts.Reduction.por(), cap)
 	if err != nil {
 		return nil, err
 	}

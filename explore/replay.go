@@ -18,10 +18,20 @@ type Run struct {
 	Preemptions int             `json:"preemptions"`
 	Hazards     []detect.Hazard `json:"hazards"`
 	Trace       []sched.Event   `json:"trace"`
-	Explanation []SitePass      `json:"explanation,omitempty"`
-	Tasks       int             `json:"tasks"`
-	CPUs        int             `json:"cpus"`
-	Machine     *sched.Machine  `json:"-"`
+	// Omitted counts the instructions a long run's bounded trace dropped
+	// (sched.TraceHead), from step OmittedFrom to OmittedTo: the trace is
+	// then the run's start, its patch and scheduling events, and a window
+	// of its last sched.TraceTail events around the hazard.
+	Omitted     int `json:"omitted_events,omitempty"`
+	OmittedFrom int `json:"omitted_from_step,omitempty"`
+	OmittedTo   int `json:"omitted_to_step,omitempty"`
+	// CutAt is the step after which a representative run was cut short
+	// (RepresentativeSteps), or 0.
+	CutAt       int            `json:"cut_at_step,omitempty"`
+	Explanation []SitePass     `json:"explanation,omitempty"`
+	Tasks       int            `json:"tasks"`
+	CPUs        int            `json:"cpus"`
+	Machine     *sched.Machine `json:"-"`
 }
 
 // Replay re-runs sc under schedule, recording everything.
@@ -49,6 +59,7 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 		res.Reason = run.Machine.BudgetText()
 	}
 	res.Space.Description = "one schedule, replayed"
+	tracerResult(res, sc, nil, run.Machine)
 	return res, nil
 }
 
@@ -64,19 +75,49 @@ func replay(sc Scenario, s Schedule, bound int, record, unreduced bool) (*Run, e
 }
 
 func (c *compiled) replay(s Schedule, bound int, record, unreduced bool) (*Run, error) {
+	return c.replayUpTo(s, bound, record, unreduced, 0)
+}
+
+// RepresentativeSteps bounds the representative run of a SAFE or
+// INCOMPLETE check that WithRun draws: a page shows its first steps, not a
+// run of millions, and says so (Run.CutAt).
+const RepresentativeSteps = 20_000
+
+// upTo stops a run after max steps.
+type upTo struct {
+	*scheduleRun
+	max int
+	cut bool
+}
+
+func (u *upTo) enough(m *sched.Machine) bool {
+	if u.max > 0 && m.Steps() >= u.max && !m.Done() {
+		u.cut = true
+		return true
+	}
+	return u.scheduleRun.enough(m)
+}
+
+// replayUpTo replays s, stopping after maxSteps steps (0: no limit).
+func (c *compiled) replayUpTo(s Schedule, bound int, record, unreduced bool, maxSteps int) (*Run, error) {
 	m, err := c.machine(record, unreduced)
 	if err != nil {
 		return nil, err
 	}
 	r := &scheduleRun{s: s, firstHazard: -1}
-	if err := drive(m, bound, r, nil); err != nil {
+	u := &upTo{scheduleRun: r, max: maxSteps}
+	if err := drive(m, bound, u, nil); err != nil {
 		return nil, err
 	}
-	if r.next < len(s) {
+	if r.next < len(s) && !u.cut {
 		return nil, fmt.Errorf("%w: the run ended at step %d, before the schedule's step %d", ErrSchedule, m.Steps(), s[r.next].Step)
 	}
 	run := &Run{Schedule: s.String(), Steps: m.Steps(), Preemptions: m.Preemptions(), Hazards: m.Hazards(),
 		Trace: m.Trace(), Tasks: m.Config().Tasks, CPUs: m.Config().CPUs, Machine: m}
+	run.Omitted, run.OmittedFrom, run.OmittedTo = m.TraceOmitted()
+	if u.cut {
+		run.CutAt = m.Steps()
+	}
 	if len(m.Hazards()) > 0 {
 		run.Explanation = explain(m, m.Hazards()[0])
 	}

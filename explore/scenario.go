@@ -58,6 +58,13 @@ type Scenario struct {
 	ObjectFile string
 	Function   string
 	Args       []int64
+	// Tracer, when set, runs the tracer kernel (tracer.go; arm only):
+	// its callback, preemption paths and interrupts as code. IRQBound
+	// bounds a run's interrupts and remote wakeups (default 1, NoIRQs for
+	// none); Lossless makes a lost event a hazard.
+	Tracer   *kernel.Tracer
+	IRQBound int
+	Lossless bool
 }
 
 // WithDefaults returns s with every zero field set to its default.
@@ -79,6 +86,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Prologue == "" && s.Arch == kernel.X86 {
 		s.Prologue = "fentry"
 	}
+	s.tracerDefaults()
 	return s
 }
 
@@ -94,5 +102,5 @@ func (s Scenario) String() string {
 		text = "object " + s.Object
 	}
 	return fmt.Sprintf("%v %s, preempt %v, %d cpus, %d tasks, %d iterations, %d toggles, %s",
-		s.Arch, name, s.Preempt, s.CPUs, s.Tasks, s.Iterations, s.Toggles, text)
+		s.Arch, name, s.Preempt, s.CPUs, s.Tasks, s.Iterations, s.Toggles, text) + s.tracerString()
 }

@@ -71,6 +71,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Elapsed = time.Since(start)
+	tracerResult(res, sc, c.stats, nil)
 	if opts.Search == Exhaustive {
 		res.throughput()
 	}
@@ -106,6 +107,10 @@ type engine struct {
 
 	quit chan struct{}
 	wg   sync.WaitGroup
+
+	// statesOver: the search stopped because it claimed more than
+	// MaxStates states (see overStates).
+	statesOver atomic.Bool
 }
 
 func newEngine(c *compiled, opts Options, start time.Time) *engine {
@@ -283,7 +288,15 @@ func (e *engine) exhaustive() (*Result, error) {
 			res.Space.BoundsDone = b
 			break
 		}
-		if why := e.reason(); why != "" {
+		if why := e.reason(); why != "" && e.statesOver.Load() {
+			// The state budget: a bound needs more states than it allows
+			// whichever worker claimed them, so the coverage names no
+			// subtree count (which depends on timing).
+			res.Space.Coverage = statesCoverage(b, opts.MaxStates)
+			res.Reason = why + ": " + res.Space.Coverage
+			states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
+			break
+		} else if why != "" {
 			pct := 0.0
 			if len(mine) > 0 {
 				pct = 100 * float64(ndone) / float64(len(mine))
@@ -298,7 +311,15 @@ func (e *engine) exhaustive() (*Result, error) {
 			break
 		}
 		// A finished bound: its counts are exact (every state with its
-		// preemptions expanded once), so they are kept.
+		// preemptions expanded once), so they are kept. A bound that
+		// ended past the state budget before a worker noticed is over
+		// budget all the same: the verdict depends on the count only.
+		if e.overStates() {
+			res.Space.Coverage = statesCoverage(b, opts.MaxStates)
+			res.Reason = e.reason() + ": " + res.Space.Coverage
+			states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
+			break
+		}
 		states += e.states.Load() - s0
 		trans += e.trans.Load() - t0
 		runs += e.runs.Load() - r0
@@ -534,7 +555,10 @@ func (w *worker) flush() {
 // every 256 calls.
 func (w *worker) budget() bool {
 	if w.unbudgeted {
-		return false
+		// The frontier counts no states against the budget, but a
+		// timeout or the memory budget stops it too.
+		w.tick++
+		return w.tick&255 == 0 && w.e.stopped.Load() != nil
 	}
 	if w.halt {
 		return true
@@ -545,9 +569,7 @@ func (w *worker) budget() bool {
 	}
 	w.flush()
 	e := w.e
-	if e.opts.MaxStates > 0 && e.states.Load() >= int64(e.opts.MaxStates) {
-		e.stop(fmt.Sprintf("state budget of %d used up", e.opts.MaxStates))
-	}
+	e.overStates()
 	if e.reason() != "" || (w.hit != nil && w.hit.Load() != nil) {
 		w.halt = true
 	}

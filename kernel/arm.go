@@ -38,6 +38,9 @@ const (
 //	schedule:          nop (hook: schedule) ; bx lr
 //	do_exit:           nop (hook: exit) ; b .
 func buildARM(cfg Config) (*Image, error) {
+	if cfg.Tracer != nil {
+		return buildARMTracer(cfg)
+	}
 	a := armText{&asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4}}}
 	w, ok, call := a.w, a.ok, a.call
 

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,14 +119,8 @@ var objdumpLine = regexp.MustCompile(`^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s`)
 // aarch64-linux-gnu-gcc -O2 emits for int f(int x) { return g(x) + 1; }
 // (BL offsets aside: in the object they are relocations).
 func TestARM64TracedShapeIsGCCs(t *testing.T) {
-	for _, tool := range []string{"aarch64-linux-gnu-gcc", "aarch64-linux-gnu-objdump"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed (CI needs it)", tool)
-			}
-			t.Skipf("%s not installed", tool)
-		}
-	}
+	oracle.Tool(t, "gcc-aarch64-linux-gnu", "the arm64 layout against gcc's (kernel)", "aarch64-linux-gnu-gcc")
+	oracle.Tool(t, "binutils-aarch64-linux-gnu", "the arm64 layout against gcc's (kernel)", "aarch64-linux-gnu-objdump")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "f.c")
 	require.NoError(t, os.WriteFile(src, []byte("int g(int);\nint f(int x) { return g(x) + 1; }\n"), 0o644))

@@ -64,9 +64,13 @@ const (
 	HookSchedule          // schedule(): a voluntary context switch
 	HookExit              // do_exit(): the task ends
 	HookTrace             // the tracer records a trace event (ip, parent ip)
+	// The tracer kernel's services (tracer.go).
+	HookPreempt   // __schedule(preempt): an involuntary context switch
+	HookIRQReturn // svc_exit: return from the interrupt, restoring the saved registers
+	HookRecursion // trace_recursion_record: a recursion the callback dropped and counted
 )
 
-var hookNames = [...]string{"", "schedule", "exit", "trace"}
+var hookNames = [...]string{"", "schedule", "exit", "trace", "preempt", "irq-return", "recursion"}
 
 func (h HookKind) String() string {
 	if int(h) < len(hookNames) {
@@ -110,6 +114,9 @@ type Segment struct {
 	Name  string
 	Addr  uint64
 	Bytes []byte // initial contents
+	// ReadOnly: no code may write it (an object's sections without
+	// SHF_WRITE, such as .rodata): its pages are mapped read-only.
+	ReadOnly bool
 }
 
 // Image is a complete simulated kernel text.
@@ -125,6 +132,8 @@ type Image struct {
 	Align   int    // instruction alignment: 4 on ARM, 1 on x86
 	Data    []Segment
 	Stubs   []string // undefined callees linked to a stub returning 0 (LinkObject)
+	// Tracer describes a tracer kernel's text (tracer.go); nil otherwise.
+	Tracer *TracerLayout
 	// Prologue is the call-site layout of an arm64 or riscv64 object's
 	// sites (a Config.Prologue name: "pfe2", "pfe8", ...), set by
 	// LinkObject; empty otherwise.
@@ -140,6 +149,8 @@ type Config struct {
 	// (default), "pfe4-2" or "pg" (see ARM64PFE2); on riscv64 the era,
 	// "mcount", "pfe16", "pfe8" or "atomic" (default; see RVMcount).
 	Prologue string
+	// Tracer, when set, builds the tracer kernel (tracer.go; ARM only).
+	Tracer *Tracer
 }
 
 func (c *Config) defaults() {
@@ -166,6 +177,9 @@ func Build(arch Arch, cfg Config) (*Image, error) {
 		if s.v < s.p.Min || s.v > s.p.Max {
 			return nil, fmt.Errorf("%s must be %d..%d, got %d", s.p.Name, s.p.Min, s.p.Max, s.v)
 		}
+	}
+	if cfg.Tracer != nil && arch != ARM {
+		return nil, fmt.Errorf("the tracer kernel (--tracer) is laid out for arm only, not %v", arch)
 	}
 	switch arch {
 	case ARM:

@@ -421,7 +421,7 @@ func (l *linker) data() error {
 			copy(b, d)
 		}
 		l.secAddr[i] = next
-		img.Data = append(img.Data, Segment{Name: es.Name, Addr: next, Bytes: b})
+		img.Data = append(img.Data, Segment{Name: es.Name, Addr: next, Bytes: b, ReadOnly: es.Flags&elf.SHF_WRITE == 0})
 		todo = append(todo, pending{len(img.Data) - 1, es, i})
 		next += es.Size
 	}

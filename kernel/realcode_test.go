@@ -34,9 +34,7 @@ var needsSched = map[string]string{}
 
 // needsISA are calls that reach an A32 instruction isa/arm does not run
 // yet (not this package's to fix).
-var needsISA = map[string]string{
-	"arm-v7-real.o adler_combine(305419896,162254319,1000)": "uxtah (e6f45071, ARMv6 extend-and-add) is unsupported",
-}
+var needsISA = map[string]string{}
 
 // callsFrom reads a "function args..." file of testdata/obj.
 func callsFrom(t testing.TB, name string) []call {

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -261,12 +261,7 @@ func TestSitesMatchBinutils(t *testing.T) {
 	for _, path := range fixtures(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tool, pkg := readelfFor(path)
-			if _, err := exec.LookPath(tool); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("CI=true but %s is not installed (Debian package %s)", tool, pkg)
-				}
-				t.Skipf("%s not installed (Debian package %s)", tool, pkg)
-			}
+			oracle.Tool(t, pkg, "the sites against readelf's (objfile)", tool)
 			want := binutilsSites(t, tool, path)
 			f, err := objfile.Open(path)
 			require.NoError(t, err)

@@ -65,6 +65,7 @@ type page struct {
 	Command        string
 	Note           string // what the command needs first (ReplayNote)
 	Representative bool
+	Omitted        string // what a long run's bounded trace leaves out (OmittedText)
 	Steps          int
 	Preemptions    int
 	Lanes          []lane
@@ -220,7 +221,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 	cfg := ConfigOf(sc, opts)
 	p := &page{
 		Config: cfg, Mode: res.Mode, Verdict: res.Verdict.String(), Description: res.Space.Description,
-		Reason: res.Reason, Schedule: run.Schedule, Representative: representative,
+		Reason: res.Reason, Schedule: run.Schedule, Representative: representative, Omitted: OmittedText(run),
 		Steps: run.Steps, Preemptions: run.Preemptions,
 		CSS: template.CSS(mustAsset("assets/timeline.css")), JS: template.JS(mustAsset("assets/timeline.js")),
 	}
@@ -319,6 +320,24 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 	}
 
 	tl := newTimeline(run, m)
+	// A long page shows the words of a few sites at every step (the
+	// hazard's, else the first ones), so that its size stays bounded.
+	if len(run.Trace)*len(img.Sites) > maxSiteStates && len(img.Sites) > maxPageSites {
+		tl.showSite = map[int]bool{}
+		for si, s := range img.Sites {
+			if explainedSites[s.Addr] {
+				tl.showSite[si] = true
+			}
+		}
+		for si := 0; si < len(img.Sites) && len(tl.showSite) < maxPageSites; si++ {
+			tl.showSite[si] = true
+		}
+		note := fmt.Sprintf("a long page: the site words of %d of the %d sites are shown at each step", len(tl.showSite), len(img.Sites))
+		if p.Omitted != "" {
+			note = p.Omitted + "; " + note
+		}
+		p.Omitted = note
+	}
 	lanes := len(p.Lanes)
 	for i, e := range run.Trace {
 		tl.apply(e)
@@ -532,7 +551,16 @@ type timeline struct {
 	prov    []uint16 // write id of each
 	siteOff []int    // offset of each site in site
 	changed map[int]bool
+	// showSite, when set, is the sites whose words each step's state lists.
+	showSite map[int]bool
 }
+
+// A page lists at most maxSiteStates site states (steps times sites) in
+// full, and otherwise the words of maxPageSites sites.
+const (
+	maxSiteStates = 1 << 17
+	maxPageSites  = 8
+)
 
 func newTimeline(run *explore.Run, m *sched.Machine) *timeline {
 	tl := &timeline{run: run, m: m, cpu: make([]int, run.CPUs), shown: make([]int, run.CPUs),
@@ -673,6 +701,9 @@ func (tl *timeline) state(step int, summary string) stepState {
 		unit = 4
 	}
 	for si, s := range img.Sites {
+		if tl.showSite != nil && !tl.showSite[si] {
+			continue
+		}
 		n := unit
 		if unit == 1 {
 			n = s.Len // x86: the whole site is one instruction

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/patch"
 )
 
 // Config is the scenario as JSON reports it.
@@ -19,6 +23,19 @@ type Config struct {
 	Functions  int    `json:"functions"`
 	Bound      int    `json:"bound"`
 	Strict     bool   `json:"strict"`
+	// StrategySHA256 is the SHA-256 of the strategy in the file format
+	// (patch.Format): two strategies of one name with different forms or
+	// steps differ here, and merge refuses to combine them.
+	StrategySHA256 string `json:"strategy_sha256"`
+	// Prologue is the x86 call-site flavour asked for ("" for the default).
+	Prologue string `json:"prologue,omitempty"`
+	// Object, Function and Args name the --object workload, and
+	// ObjectSHA256 is the SHA-256 of its linked text and data (what the
+	// machine runs), so that a rebuilt object is a different scenario.
+	Object       string `json:"object,omitempty"`
+	Function     string `json:"function,omitempty"`
+	Args         string `json:"args,omitempty"`
+	ObjectSHA256 string `json:"object_sha256,omitempty"`
 }
 
 // Document is the JSON form of a result: one object.
@@ -50,8 +67,32 @@ func ConfigOf(sc explore.Scenario, opts explore.Options) Config {
 	if sc.Strategy != nil {
 		name = sc.Strategy.Name
 	}
-	return Config{Arch: sc.Arch.String(), Strategy: name, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
-		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Bound: opts.EffectiveBound(), Strict: sc.Strict}
+	c := Config{Arch: sc.Arch.String(), Strategy: name, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
+		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Bound: opts.EffectiveBound(), Strict: sc.Strict,
+		Prologue: sc.Prologue, Object: sc.Object, Function: sc.Function}
+	if sc.Strategy != nil {
+		c.StrategySHA256 = digest([]byte(patch.Format(sc.Strategy)))
+	}
+	if sc.ObjectFile != "" || sc.Function != "" {
+		c.Args = fmt.Sprint(sc.Args)
+	}
+	if sc.Image != nil {
+		if img, err := sc.Image(); err == nil {
+			h := sha256.New()
+			fmt.Fprintf(h, "%#x %#x %d\n", img.Base, img.Entry, len(img.Text))
+			h.Write(img.Text)
+			for _, d := range img.Data {
+				fmt.Fprintf(h, "%+v\n", d)
+			}
+			c.ObjectSHA256 = hex.EncodeToString(h.Sum(nil))
+		}
+	}
+	return c
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
 
 // JSON writes res (checked or replayed under sc and opts) as one indented JSON object.

@@ -185,6 +185,9 @@ func writeRun(p *printer, res *explore.Result) {
 		}
 	}
 	p.f("\ntrace (%d steps, %d preemptions):\n", run.Steps, run.Preemptions)
+	if t := OmittedText(run); t != "" {
+		p.f("(%s)\n", t)
+	}
 	writeTrace(p, run)
 }
 
@@ -205,7 +208,12 @@ func writeTrace(p *printer, run *explore.Run) {
 		head += " | " + pad(taskName(run, t), colWidth)
 	}
 	p.f("%s\n%s\n", strings.TrimRight(head, " "), strings.Repeat("-", len(strings.TrimRight(head, " "))))
+	gap := run.Omitted > 0
 	for _, e := range run.Trace {
+		if gap && e.Step > run.OmittedFrom {
+			p.f("%5s ... %d events of steps %d to %d omitted (bounded trace) ...\n", "", run.Omitted, run.OmittedFrom, run.OmittedTo)
+			gap = false
+		}
 		col, text := column(run, e)
 		row := fmt.Sprintf("%5d cpu%-1d", e.Step, max(e.CPU, 0))
 		if e.CPU < 0 {
@@ -277,4 +285,21 @@ func pad(s string, n int) string {
 		return s[:n-1] + "…"
 	}
 	return s + strings.Repeat(" ", n-len(s))
+}
+
+// OmittedText says what the bounded trace of a long run leaves out, or "".
+func OmittedText(run *explore.Run) string {
+	if run == nil || run.Omitted == 0 && run.CutAt == 0 {
+		return ""
+	}
+	cut := ""
+	if run.CutAt > 0 {
+		cut = fmt.Sprintf("the representative run is shown up to step %d, where it was cut short", run.CutAt)
+		if run.Omitted == 0 {
+			return cut
+		}
+		cut += "; "
+	}
+	return cut + fmt.Sprintf("a long run: the trace shows its first %d events, its patch, store, preemption, wait, exit and hazard events, and its last %d events; "+
+		"%d other events of steps %d to %d are omitted", sched.TraceHead, sched.TraceTail, run.Omitted, run.OmittedFrom, run.OmittedTo)
 }

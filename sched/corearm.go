@@ -91,6 +91,19 @@ func (k *armCore) localInst(bool) bool {
 	return k.cur == nil || arm.StackOrLiteral(k.cur)
 }
 
+func (k *armCore) loadAddr(m *Machine, t int8, pc uint64) (uint64, int, bool) {
+	off, ok := m.textOff(pc)
+	if !ok {
+		return 0, 0, false
+	}
+	inst, err := k.st.dec.Lookup(uint32(pc), le32(m.text[off:]))
+	if err != nil {
+		return 0, 0, false
+	}
+	a, n, ok := arm.LoadAddr(inst, &k.regs[t])
+	return uint64(a), n, ok
+}
+
 func (k *armCore) markPlain(off uint64) { k.st.plain[off>>2] = k.cur }
 
 func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {

@@ -85,7 +85,7 @@ func (m *Machine) event(e Event) {
 	if e.PC != 0 && e.Where == "" {
 		e.Where = m.img.Name(e.PC)
 	}
-	m.trace = append(m.trace, e)
+	m.record(e) // tracewindow.go
 }
 
 // DescribeStore renders a store as text, e.g. "e52de004 (push {lr})".

@@ -70,6 +70,13 @@ type Config struct {
 	// Record keeps a trace of every step and the provenance of every write
 	// (replay); exploration leaves it off.
 	Record bool
+	// The tracer kernel (an image with a Tracer; tracer.go, irq.go):
+	// IRQBound bounds the interrupts and remote wakeups of a run (0: none);
+	// Lossless makes a lost event a hazard; TracerStats, when set,
+	// collects lost events and interrupts-off stretches over every run.
+	IRQBound    int
+	Lossless    bool
+	TracerStats *TracerStats
 }
 
 func (c *Config) defaults() {
@@ -199,12 +206,15 @@ type Machine struct {
 	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
 	fetchBuf fetchVariant
 	done     bool
+	tr       tracerState // the tracer kernel's state (tracer.go)
 
 	// Record mode only.
-	writes   []Write
-	trace    []Event
-	stackRec *stackLog // stack stores (stackrec.go)
-	passes   []PassRecord
+	writes []Write
+	trace  []Event
+	// the instructions the bounded trace dropped (tracewindow.go)
+	traceOmit, traceOmitFrom, traceOmitTo int
+	stackRec                              *stackLog // stack stores (stackrec.go)
+	passes                                []PassRecord
 }
 
 type siteSnap = [detect.MaxSiteBytes]uint16
@@ -222,7 +232,10 @@ type static struct {
 	fetch     *fetchStatic
 }
 
-type dataSeg struct{ addr, size, off uint64 }
+type dataSeg struct {
+	addr, size, off uint64
+	ro              []bool // per page: read-only (memory.go); nil when none is
+}
 
 // dataOff returns the offset into m.data of n bytes at addr, if they lie in
 // one data segment.
@@ -364,6 +377,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	st.mutable = seen
 	st.class = make([]uint8, len(m.text))
 	m.initFetch(prog)
+	if err := m.initTracer(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -584,7 +600,7 @@ func (m *Machine) Hash() [2]uint64 {
 	for c := 0; c < m.cfg.CPUs; c++ {
 		cp := m.cpus[c]
 		cpus[c] = uint64(uint8(cp.Cur)) | b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9 |
-			b2u(m.gpCPUs&(1<<c) != 0)<<10 | b2u(m.stopOn && int8(c) == m.stopCPU)<<11
+			b2u(m.gpCPUs&(1<<c) != 0)<<10 | b2u(m.stopOn && int8(c) == m.stopCPU)<<11 | uint64(m.tr.resched>>c&1)<<12
 		if len(m.st.dirty) > 0 {
 			cpus[c] = mix(cpus[c] ^ m.viewDigest(c))
 		}
@@ -627,6 +643,9 @@ func (m *Machine) Hash() [2]uint64 {
 	h.u64(b2u(m.stopOn) | uint64(m.gpKind)<<16 | b2u(m.spin)<<48 | b2u(m.bpOn)<<49 | uint64(m.bpOp)<<50)
 	h.u64(uint64(m.gpTasks) | uint64(m.ipiWait)<<32)
 	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63 | b2u(m.outOfSteps)<<62)
+	if m.tr.on {
+		m.hashTracer(&h)
+	}
 	return h.sum()
 }
 

@@ -21,7 +21,9 @@ const PageSize = 4096
 // (adjacent and overlapping pages merged): it returns the mappings and
 // their initial bytes, one after another.
 func mapData(segs []kernel.Segment) ([]dataSeg, []byte, error) {
-	type span struct{ lo, hi uint64 }
+	type span struct {
+		lo, hi uint64
+	}
 	var spans []span
 	for _, s := range segs {
 		if len(s.Bytes) == 0 {
@@ -58,6 +60,23 @@ func mapData(segs []kernel.Segment) ([]dataSeg, []byte, error) {
 	for i := range maps {
 		maps[i].off = size
 		size += maps[i].size
+		// A page is read-only when every segment on it is.
+		d := &maps[i]
+		ro := make([]bool, d.size/PageSize)
+		for p := range ro {
+			lo, hi := d.addr+uint64(p)*PageSize, d.addr+uint64(p+1)*PageSize
+			on, all := false, true
+			for _, s := range segs {
+				if len(s.Bytes) > 0 && s.Addr < hi && s.Addr+uint64(len(s.Bytes)) > lo {
+					on = true
+					all = all && s.ReadOnly
+				}
+			}
+			ro[p] = on && all
+		}
+		if slices.Contains(ro, true) {
+			d.ro = ro
+		}
 	}
 	data := make([]byte, size)
 	for _, s := range segs {
@@ -84,4 +103,33 @@ func (m *Machine) memFault(load bool, a uint64, size int) error {
 		return fmt.Errorf("load of %d bytes at %#x outside the task's stack [%#x,%#x), text and data: page %#x is not mapped: %w", size, a, lo, hi, page, isa.ErrMemory)
 	}
 	return fmt.Errorf("store of %d bytes at %#x outside the task's stack [%#x,%#x) and data: page %#x is not mapped: %w", size, a, lo, hi, page, isa.ErrMemory)
+}
+
+// readOnly reports whether the n bytes at a lie in mapped data pages that
+// are all read-only: no task can ever write them.
+func (m *Machine) readOnly(a uint64, n int) bool {
+	for _, d := range m.st.dataAt {
+		if a >= d.addr && a+uint64(n) <= d.addr+d.size {
+			if d.ro == nil {
+				return false
+			}
+			for p := (a - d.addr) / PageSize; p <= (a+uint64(n)-1-d.addr)/PageSize; p++ {
+				if !d.ro[p] {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// hasReadOnly reports whether any data page is read-only.
+func (m *Machine) hasReadOnly() bool {
+	for _, d := range m.st.dataAt {
+		if d.ro != nil {
+			return true
+		}
+	}
+	return false
 }

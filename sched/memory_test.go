@@ -54,3 +54,27 @@ func TestLoadInsideLastPage(t *testing.T) {
 	err = m.Store(0x201000, 4, 7, 1)
 	require.EqualError(t, err, "store of 4 bytes at 0x201000 outside the task's stack [0x100000,0x100100) and data: page 0x201000 is not mapped: memory fault")
 }
+
+// TestReadOnlyPages: a page is read-only when every segment on it is; a
+// store there faults, naming the page; loads read it.
+func TestReadOnlyPages(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM, kernel.Config{})
+	require.NoError(t, err)
+	img.Data = []kernel.Segment{
+		{Name: ".rodata", Addr: 0x200000, Bytes: []byte("abcd"), ReadOnly: true},
+		{Name: ".data", Addr: 0x201ff8, Bytes: []byte{1}},
+		{Name: ".rodata.str", Addr: 0x202000, Bytes: []byte{2}, ReadOnly: true},
+	}
+	m, err := New(img, Config{}, &Program{})
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false, true}, m.st.dataAt[0].ro)
+	require.True(t, m.readOnly(0x200000, 4))
+	require.True(t, m.readOnly(0x200ffc, 4)) // inside the page, past the segment
+	require.False(t, m.readOnly(0x200ffc, 8))
+	require.False(t, m.readOnly(0x201000, 4))
+	v, err := m.Load(0x200000, 4, 0)
+	require.NoError(t, err)
+	require.Equal(t, uint64(0x64636261), v)
+	require.EqualError(t, m.Store(0x200004, 4, 1, 1), "store of 4 bytes at 0x200004 to the read-only page 0x200000: memory fault")
+	require.NoError(t, m.Store(0x201000, 4, 1, 1))
+}

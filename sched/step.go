@@ -23,7 +23,7 @@ const (
 	ActIPI
 )
 
-var actionNames = [...]string{"run", "pick", "preempt", "ipi"}
+var actionNames = [...]string{"run", "pick", "preempt", "ipi", "irq", "wake"}
 
 func (k ActionKind) String() string { return actionNames[k] }
 
@@ -50,6 +50,8 @@ func (a Action) String() string {
 		return fmt.Sprintf("cpu%d run", a.CPU)
 	case ActIPI:
 		return fmt.Sprintf("cpu%d ipi", a.CPU)
+	case ActIRQ, ActWake:
+		return irqString(a)
 	}
 	to := fmt.Sprintf("task %d", a.Task)
 	if a.Task == Stopper {
@@ -121,6 +123,9 @@ func (m *Machine) Options(buf []Action) []Action {
 		default:
 			buf = m.appendRun(buf, c)
 		}
+	}
+	if m.tr.on {
+		buf = m.appendIRQs(buf) // irq.go: before the preemptions
 	}
 	// Preemptions come last, so that the numbering of every other option
 	// does not depend on the preemptions left: a schedule found at one
@@ -210,7 +215,7 @@ func (m *Machine) OptionsWithin(buf []Action, bound int) []Action {
 func (a Action) IsPreemption() bool { return a.Kind == ActPreempt }
 
 func (m *Machine) preemptible(t int8) bool {
-	if m.cfg.Preempt != PreemptFull {
+	if m.cfg.Preempt != PreemptFull || m.tr.on && !m.preemptOK(t) {
 		return false
 	}
 	// The patcher spinning for sync_core IPIs has preemption disabled; a
@@ -255,6 +260,9 @@ func (m *Machine) Apply(a Action) {
 			why = "its CPU's stopper (stop_machine)"
 		}
 		m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: why, ByStopper: a.Task == Stopper})
+		if m.tr.on && t < m.patcher {
+			m.tickPreempt(c, t)
+		}
 		m.leave(c, false)
 		m.tasks[t].Preempted = true
 		m.enqueue(t)
@@ -270,6 +278,8 @@ func (m *Machine) Apply(a Action) {
 		if m.ipiWait == 0 {
 			m.spin = false
 		}
+	case ActIRQ, ActWake:
+		m.applyIRQ(a)
 	case ActRun:
 		switch {
 		case cpu.Stopper:
@@ -328,7 +338,7 @@ func (m *Machine) RunLocal(max int) int {
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
 			break
 		}
-		if !m.cfg.Record && !m.tasks[t].Pass.Open {
+		if !m.cfg.Record && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
 			k := m.core.runPlain(m, c, t, max-n)
 			n += k
@@ -373,6 +383,9 @@ func (m *Machine) switchTo(c int8, t int8) {
 		m.syncCPU(c, fmt.Sprintf("task %d returning from the interrupt that preempted it", t))
 	}
 	m.event(Event{Kind: EvSwitch, CPU: int(c), Task: int(t), PC: m.pcOf(t)})
+	if m.tr.on && t < m.patcher {
+		m.switchIn(c, t)
+	}
 }
 
 // leave takes the current task off CPU c: a context switch on c.

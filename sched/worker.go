@@ -63,9 +63,15 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
 	if a >= lo && a+uint64(size) <= hi {
 		m.storeStack(a, size, v, m.stackSource(reg))
+		if m.tr.on {
+			m.tiStored(a, lo, m.core.pc(m.cur))
+		}
 		return nil
 	}
 	if off, ok := m.dataOff(a, size); ok {
+		if m.readOnly(a, 1) || m.readOnly(a+uint64(size)-1, 1) {
+			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
+		}
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
@@ -123,6 +129,9 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 	k := m.core
 	task := &m.tasks[t]
 	pc := k.pc(t)
+	if m.tr.on {
+		m.tracerTick(t)
+	}
 	if task.InTrap {
 		// The breakpoint handler's step: look the address up and
 		// emulate, then return from the exception.
@@ -203,6 +212,7 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 		m.syncCPU(c, k.disasm(m, pc))
 	}
 	m.control(c, t, pc, e.flow, e.target, e.link, e.spBefore, e.spAfter)
+	m.checkBranch(c, t, pc, off, n, e.flow, e.target) // integrity.go
 }
 
 // plainDone is the tail of a plain instruction's execution, shared by the
@@ -244,6 +254,9 @@ const (
 	classUnknown uint8 = iota
 	classLocal
 	classVisible
+	// classLoad: a load through a base that may point anywhere; it is
+	// local in a state where it reads read-only data (decided per state).
+	classLoad
 )
 
 // local reports whether worker t's next instruction touches nothing but
@@ -265,12 +278,16 @@ func (m *Machine) local(t int8) bool {
 		return true // a fault: it ends the run whatever the others do
 	}
 	cls := &m.st.class[off]
+	if *cls == classLoad {
+		a, n, ok := m.core.loadAddr(m, t, off+m.img.Base)
+		return ok && m.readOnly(a, n)
+	}
 	if *cls != classUnknown {
 		return *cls == classLocal
 	}
 	*cls = classLocal
 	switch h := m.st.hook[off]; {
-	case h == kernel.HookSchedule || h == kernel.HookExit:
+	case h == kernel.HookSchedule || h == kernel.HookExit || h == kernel.HookPreempt || h == kernel.HookIRQReturn:
 		*cls = classVisible
 	case h == kernel.HookNone:
 		n, err := m.core.decode(off+m.img.Base, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
@@ -280,10 +297,16 @@ func (m *Machine) local(t int8) bool {
 			if m.mutable(off, m.shape.maxLen) {
 				*cls = classVisible
 			}
-		case m.mutable(off, n) || !m.core.localInst(len(m.st.dataAt) > 0) || m.core.syncs():
+		case m.mutable(off, n) || m.core.syncs():
 			// A synchronizing instruction reads the latest text: it
 			// does not commute with the patcher's stores.
 			*cls = classVisible
+		case !m.core.localInst(len(m.st.dataAt) > 0):
+			*cls = classVisible
+			if _, _, ok := m.core.loadAddr(m, t, off+m.img.Base); ok && m.hasReadOnly() && !m.cfg.Unreduced {
+				*cls = classLoad
+				return m.local(t)
+			}
 		}
 	}
 	return *cls == classLocal
@@ -331,6 +354,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 			m.hazard(detect.StackImbalance, int(c), int(t), pc, fmt.Sprintf("%s returned with sp %#x, expected %#x (sp at the call %#x, callee pops %d)",
 				nameOr(m.img.Name(f.Callee), fmt.Sprintf("%#x", f.Callee)), spAfter, f.SP+uint64(f.Pop), f.SP, f.Pop))
 		}
+	}
+	if m.tr.on && (flow == isa.FlowCall || flow == isa.FlowReturn) {
+		m.tracerControl(c, t, pc, flow == isa.FlowCall, target, spBefore)
 	}
 	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
 		m.foreignLink(c, t, pc) // scratch.go
@@ -414,6 +440,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 	k := m.core
 	pc := k.pc(t)
 	ip, parent := k.arg(t, 0), k.arg(t, 1)
+	if m.tr.on && m.tracerHook(c, t, h) {
+		return
+	}
 	switch h {
 	case kernel.HookTrace:
 		k.setPC(t, pc+m.shape.hookLen)
@@ -427,6 +456,7 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 		m.leave(c, true)
 		m.enqueue(t)
 	case kernel.HookExit:
+		m.checkExit(c, t, pc) // integrity.go
 		m.exit(c, t)
 	}
 }

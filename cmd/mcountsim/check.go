@@ -49,6 +49,9 @@ type checkFlags struct {
 	json, strict                                              bool
 	html                                                      string
 	object, function, args                                    string
+	tracer, traced                                            string // tracer.go
+	irqBound                                                  int
+	lossless                                                  bool
 
 	// check only: the search.
 	search, shard, maxMemory string
@@ -85,11 +88,12 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long (0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
+	tracerFlagSet(fs, &f) // tracer.go
 	fs.StringVar(&f.html, "html", "", "also write the run as a self-contained HTML timeline to `file`")
 	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32 or x86-64 .o) instead of the built-in text")
 	fs.StringVar(&f.function, "function", "", "with --object: the `name` of the function the workload calls")
 	fs.StringVar(&f.args, "args", "", "with --object: its integer arguments, comma-separated (e.g. 1,-2,0x10); their number is not checked (objects carry no prototypes)")
-	fs.StringVar(&f.maxMemory, "max-memory", "", "stop (INCOMPLETE) when the heap exceeds this `size`, e.g. 512MiB or 2GiB (default: no limit)")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "stop (INCOMPLETE) when the heap exceeds this `size`, e.g. 512MiB or 2GiB; 0: no limit (default: 2GiB, or half the process's memory limit or the machine's memory if less)")
 	if replay {
 		fs.StringVar(&f.schedule, "schedule", "", "the schedule to replay, as printed by check (required)")
 	} else {
@@ -270,17 +274,25 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 			return sc, opts, fmt.Errorf("--object: %s %v", f.function, err)
 		}
 	}
+	if err := tracerFlags(f, set, image != nil, &sc); err != nil { // tracer.go
+		return sc, opts, err
+	}
 	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
 	}
-	if f.maxMemory != "" {
+	switch strings.TrimSpace(f.maxMemory) {
+	case "":
+		opts.MaxMemory = defaultMaxMemory() // memory.go
+	case "0":
+	default:
 		n, err := parseSize(f.maxMemory)
 		if err != nil {
 			return sc, opts, fmt.Errorf("--max-memory: %v", err)
 		}
 		opts.MaxMemory = n
 	}
+	applyMemoryBudget(opts.MaxMemory)
 	return sc, opts, nil
 }
 

@@ -304,6 +304,17 @@ func (d *shardDoc) validate() error {
 		c.Toggles != sp.Toggles || c.Functions != sp.Functions || c.Preempt != sp.Preempt {
 		return errors.New("config and space describe different scenarios")
 	}
+	// The scenario is more than its name: merge compares these across
+	// shards (sameSearch), so a document must carry them.
+	if !isSHA256(c.StrategySHA256) {
+		return fmt.Errorf("config.strategy_sha256 %.70q is not a SHA-256 (written by an older mcountsim?)", c.StrategySHA256)
+	}
+	if c.ObjectSHA256 != "" && !isSHA256(c.ObjectSHA256) {
+		return fmt.Errorf("config.object_sha256 %.70q is not a SHA-256", c.ObjectSHA256)
+	}
+	if (c.Object == "") != (c.ObjectSHA256 == "") {
+		return errors.New("config.object and config.object_sha256 must come together")
+	}
 	if sp.BoundsDone > sp.Bound+1 {
 		return fmt.Errorf("bounds_done %d is past bound %d", sp.BoundsDone, sp.Bound)
 	}
@@ -375,6 +386,10 @@ func (d *shardDoc) validate() error {
 	return nil
 }
 
+func isSHA256(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
 // better reports whether UNSAFE document a is the better counterexample:
 // fewer preemptions, then fewer steps, then the smaller schedule, then the
 // lower shard.
@@ -399,6 +414,29 @@ func sameSearch(a, b *shardDoc) bool {
 		x.Functions == y.Functions && x.Reduction == y.Reduction && x.Search == y.Search
 }
 
+// difference names what differs between two documents of different
+// searches.
+func difference(a, b *shardDoc) string {
+	x, y := a.Config, b.Config
+	for _, f := range []struct {
+		name string
+		a, b any
+	}{
+		{"strategy", x.Strategy, y.Strategy}, {"strategy content (strategy_sha256)", x.StrategySHA256, y.StrategySHA256},
+		{"arch", x.Arch, y.Arch}, {"prologue", x.Prologue, y.Prologue}, {"object", x.Object, y.Object},
+		{"function", x.Function, y.Function}, {"args", x.Args, y.Args}, {"object content (object_sha256)", x.ObjectSHA256, y.ObjectSHA256},
+		{"preempt", x.Preempt, y.Preempt}, {"cpus", x.CPUs, y.CPUs}, {"tasks", x.Tasks, y.Tasks},
+		{"iterations", x.Iterations, y.Iterations}, {"toggles", x.Toggles, y.Toggles}, {"functions", x.Functions, y.Functions},
+		{"bound", x.Bound, y.Bound}, {"strict", x.Strict, y.Strict},
+		{"scenario", a.Space.Scenario, b.Space.Scenario}, {"reduction", a.Space.Reduction, b.Space.Reduction},
+	} {
+		if f.a != f.b {
+			return fmt.Sprintf("%s %v vs %v", f.name, f.a, f.b)
+		}
+	}
+	return "space"
+}
+
 // addCount adds n to *sum, refusing an overflow.
 func addCount[T int | int64](sum *T, n T, what, file string) error {
 	if n > 0 && *sum > T(math.MaxInt64)-n {
@@ -420,7 +458,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 	m.Space.Exhaustive = false
 	for _, d := range docs {
 		if !sameSearch(first, d) {
-			return nil, fmt.Errorf("%s and %s are results of different scenarios or searches", first.file, d.file)
+			return nil, fmt.Errorf("%s and %s are results of different scenarios or searches (%s)", first.file, d.file, difference(first, d))
 		}
 		if d.shard.Count != n {
 			return nil, fmt.Errorf("%s is shard %v but %s is shard %v: shards of different splits", d.file, d.shard, first.file, first.shard)

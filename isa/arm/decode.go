@@ -86,6 +86,10 @@ const (
 	xUXTH
 	xSXTB
 	xSXTH
+	xUXTAB // the extend-and-add forms (ARMv6): Rd = Rn + extend(Rm ROR #n)
+	xUXTAH
+	xSXTAB
+	xSXTAH
 	xLDR
 	xLDRB
 	xLDRH
@@ -113,7 +117,8 @@ var xops = map[armasm.Op]xop{
 	armasm.MVN: xMVN, armasm.MUL: xMUL, armasm.MLA: xMLA, armasm.MLS: xMLS, armasm.UMULL: xUMULL,
 	armasm.UMLAL: xUMLAL, armasm.SMULL: xSMULL, armasm.SMLAL: xSMLAL, armasm.MOVW: xMOVW,
 	armasm.MOVT: xMOVT, armasm.CLZ: xCLZ, armasm.UXTB: xUXTB, armasm.UXTH: xUXTH,
-	armasm.SXTB: xSXTB, armasm.SXTH: xSXTH, armasm.LDR: xLDR, armasm.LDRB: xLDRB,
+	armasm.SXTB: xSXTB, armasm.SXTH: xSXTH, armasm.UXTAB: xUXTAB, armasm.UXTAH: xUXTAH,
+	armasm.SXTAB: xSXTAB, armasm.SXTAH: xSXTAH, armasm.LDR: xLDR, armasm.LDRB: xLDRB,
 	armasm.LDRH: xLDRH, armasm.LDRSB: xLDRSB, armasm.LDRSH: xLDRSH, armasm.LDRD: xLDRD,
 	armasm.STR: xSTR, armasm.STRB: xSTRB, armasm.STRH: xSTRH, armasm.STRD: xSTRD,
 	armasm.PUSH: xMultiple, armasm.POP: xMultiple,
@@ -460,6 +465,21 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		default:
 			ok = false
 		}
+	case armasm.UXTAB, armasm.UXTAH, armasm.SXTAB, armasm.SXTAH:
+		// Rd, Rn, Rm or Rm, ROR #n (ARMv7 ARM A8.8.271 UXTAH and its kin).
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		inst.Rn, ok2 = reg(1)
+		switch a := args[2].(type) {
+		case armasm.Reg:
+			inst.Rm = uint8(a)
+			ok = ok1 && ok2 && a <= armasm.R15
+		case armasm.RegShift:
+			inst.Rm = uint8(a.Reg)
+			inst.Imm = uint32(a.Count)
+			ok = ok1 && ok2 && a.Shift == armasm.RotateRight
+		}
+		ok = ok && inst.Rd != PC && inst.Rn != PC && inst.Rm != PC
 	case armasm.LDR, armasm.STR, armasm.LDRB, armasm.STRB, armasm.LDRH, armasm.STRH,
 		armasm.LDRSB, armasm.LDRSH:
 		var ok1 bool

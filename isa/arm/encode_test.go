@@ -3,6 +3,7 @@ package arm
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os"
 	execpkg "os/exec"
 	"path/filepath"
@@ -232,13 +233,7 @@ func TestMemOffsetOutOfRangePanics(t *testing.T) {
 
 // TestEncodeObjdump compares every table entry with GNU objdump's view.
 func TestEncodeObjdump(t *testing.T) {
-	objdump, err := execpkg.LookPath("arm-linux-gnueabi-objdump")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but arm-linux-gnueabi-objdump is not installed")
-		}
-		t.Skip("arm-linux-gnueabi-objdump not installed (apt-get install binutils-arm-linux-gnueabi)")
-	}
+	objdump := oracle.Tool(t, "binutils-arm-linux-gnueabi", "the A32 encodings against GNU objdump (isa/arm)", "arm-linux-gnueabi-objdump")
 	cases := encCases()
 	var buf bytes.Buffer
 	for _, c := range cases {

@@ -175,6 +175,19 @@ func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 			v = uint32(int32(int16(v)))
 		}
 		r.R[inst.Rd] = v
+	case xUXTAB, xUXTAH, xSXTAB, xSXTAH:
+		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
+		switch x {
+		case xUXTAB:
+			v &= 0xff
+		case xUXTAH:
+			v &= 0xffff
+		case xSXTAB:
+			v = uint32(int32(int8(v)))
+		case xSXTAH:
+			v = uint32(int32(int16(v)))
+		}
+		r.R[inst.Rd] = r.R[inst.Rn] + v
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD, xSTR, xSTRB, xSTRH, xSTRD:
 		return loadStore(inst, x, r, bus, next)
 	case xMultiple:
@@ -476,3 +489,44 @@ func store(bus isa.Bus, addr uint32, size int, v uint32, reg uint8) error {
 
 // wordBytes returns the little-endian bytes of an instruction word.
 func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >> 16), byte(w >> 24)} }
+
+// LoadAddr returns the address and size of the data a single-register (or
+// ldrd) load inst would read with registers r, without executing it; ok is
+// false for any other instruction. The partial-order reduction of package
+// sched asks it whether a load reads memory no task ever writes.
+func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
+	x := inst.x
+	switch x {
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
+	default:
+		return 0, 0, false
+	}
+	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
+		return 0, 0, false
+	}
+	m := &inst.Mem
+	base := r.read(uint8(m.Base))
+	var off uint32
+	if m.Sign != 0 {
+		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
+		if m.Sign < 0 {
+			off = -off
+		}
+	} else {
+		off = uint32(int32(m.Offset))
+	}
+	addr = base
+	if m.Mode != armasm.AddrPostIndex {
+		addr = base + off
+	}
+	size = 4
+	switch x {
+	case xLDRB, xLDRSB:
+		size = 1
+	case xLDRH, xLDRSH:
+		size = 2
+	case xLDRD:
+		size = 8
+	}
+	return addr, size, true
+}

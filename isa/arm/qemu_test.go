@@ -453,6 +453,12 @@ func miscForms() []qform {
 			return 0xe60f0070 | op<<20 | g.reg()<<12 | uint32(g.rng.IntN(4))<<10 | g.reg()
 		})
 	}
+	// The extend-and-add forms: Rn in bits 16-19 (15 there is the plain form).
+	extAdd := func(name string, op uint32) qform {
+		return simple(name, func(g *qgen) uint32 {
+			return 0xe6000070 | op<<20 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(4))<<10 | g.reg()
+		})
+	}
 	return []qform{
 		simple("clz", func(g *qgen) uint32 { return 0xe16f0f10 | g.reg()<<12 | g.reg() }),
 		simple("movw", func(g *qgen) uint32 {
@@ -464,6 +470,7 @@ func miscForms() []qform {
 			return 0xe3400000 | imm>>12<<16 | g.reg()<<12 | imm&0xfff
 		}),
 		ext("sxtb", 0xa), ext("sxth", 0xb), ext("uxtb", 0xe), ext("uxth", 0xf),
+		extAdd("sxtab", 0xa), extAdd("sxtah", 0xb), extAdd("uxtab", 0xe), extAdd("uxtah", 0xf),
 		simple("rev", func(g *qgen) uint32 { return 0xe6bf0f30 | g.reg()<<12 | g.reg() }),
 		simple("rbit", func(g *qgen) uint32 { return 0xe6ff0f30 | g.reg()<<12 | g.reg() }),
 		bitfield("ubfx", 0xe7e00050), bitfield("sbfx", 0xe7a00050),

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"io"
 	"math/rand/v2"
-	"os"
 	execpkg "os/exec"
 	"path/filepath"
 	"runtime"
@@ -402,14 +402,7 @@ func unmarshalResult(b []byte) qresult {
 }
 
 func needTool(t *testing.T, name, pkg string) string {
-	p, err := execpkg.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" { // CI installs the tools: a missing one is a failure there
-			t.Fatalf("CI=true but %s is not installed (apt-get install %s)", name, pkg)
-		}
-		t.Skipf("%s not installed (apt-get install %s)", name, pkg)
-	}
-	return p
+	return oracle.Tool(t, pkg, "the A64 cross-checks against "+name+" (isa/arm64)", name)
 }
 
 func buildHarness(t *testing.T) (qemu, harness string) {

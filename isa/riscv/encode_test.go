@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os"
 	execpkg "os/exec"
 	"path/filepath"
@@ -184,13 +185,7 @@ func TestCallReaches(t *testing.T) {
 
 // TestEncodeObjdump compares every table entry with GNU objdump's view.
 func TestEncodeObjdump(t *testing.T) {
-	objdump, err := execpkg.LookPath("riscv64-linux-gnu-objdump")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but riscv64-linux-gnu-objdump is not installed")
-		}
-		t.Skip("riscv64-linux-gnu-objdump not installed (apt-get install binutils-riscv64-linux-gnu)")
-	}
+	objdump := oracle.Tool(t, "binutils-riscv64-linux-gnu", "the RISC-V encodings against GNU objdump (isa/riscv)", "riscv64-linux-gnu-objdump")
 	cases := encCases()
 	var buf bytes.Buffer
 	offs := make([]int, len(cases))

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"io"
 	"math/rand/v2"
-	"os"
 	execpkg "os/exec"
 	"path/filepath"
 	"runtime"
@@ -503,18 +503,8 @@ func unmarshalResult(b []byte) qresult {
 }
 
 func buildHarness(t *testing.T) (qemu, harness string) {
-	skip := t.Skip
-	if os.Getenv("CI") == "true" { // CI installs the tools: a missing one is a failure there
-		skip = t.Fatal
-	}
-	qemu, err := execpkg.LookPath("qemu-riscv64")
-	if err != nil {
-		skip("qemu-riscv64 not installed (apt-get install qemu-user)")
-	}
-	gcc, err := execpkg.LookPath("riscv64-linux-gnu-gcc")
-	if err != nil {
-		skip("riscv64-linux-gnu-gcc not installed (apt-get install gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)")
-	}
+	qemu = oracle.Tool(t, "qemu-user", "the RISC-V executor against QEMU (isa/riscv)", "qemu-riscv64")
+	gcc := oracle.Tool(t, "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross", "the RISC-V executor against QEMU (isa/riscv)", "riscv64-linux-gnu-gcc")
 	harness = filepath.Join(t.TempDir(), "harness")
 	out, err := execpkg.Command(gcc, "-static", "-O2", "-Wall",
 		"-o", harness, filepath.Join("testdata", "qemu", "harness.c")).CombinedOutput()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -214,13 +215,7 @@ func TestALUDifferential(t *testing.T) {
 		t.Skip("-short: skipping the differential test")
 	}
 	ci := os.Getenv("CI") == "true" // CI installs the tools: a missing one is a failure there
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		if ci {
-			t.Fatal("CI=true but gcc is not installed")
-		}
-		t.Skip("gcc not found: skipping the differential test")
-	}
+	gcc := oracle.Tool(t, "gcc", "the x86-64 executor against the CPU or QEMU (isa/x86)", "gcc")
 	var runners [][]string
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "harness")

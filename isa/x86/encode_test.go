@@ -3,6 +3,7 @@ package x86
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,10 +167,7 @@ func gnuNormalize(s string) string {
 // TestObjdump disassembles the encoder table with GNU objdump and compares
 // the mnemonic and operands with the table and with Disasm.
 func TestObjdump(t *testing.T) {
-	objdump, err := exec.LookPath("objdump")
-	if err != nil {
-		t.Skip("objdump not found: skipping the GNU cross-check")
-	}
+	objdump := oracle.Tool(t, "binutils", "the x86-64 encodings against GNU objdump (isa/x86)", "objdump")
 	dir := t.TempDir()
 	for i, tc := range encodings {
 		f := filepath.Join(dir, fmt.Sprintf("%d.bin", i))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -393,13 +394,7 @@ func TestFormsDifferential(t *testing.T) {
 		t.Skip("-short: skipping the differential test")
 	}
 	ci := os.Getenv("CI") == "true"
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		if ci {
-			t.Fatal("CI=true but gcc is not installed")
-		}
-		t.Skip("gcc not found: skipping the differential test")
-	}
+	gcc := oracle.Tool(t, "gcc", "the x86-64 instruction forms against the CPU or QEMU (isa/x86)", "gcc")
 	fs := allForms()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "forms")

@@ -1,0 +1,157 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/rv"
+)
+
+// Interrupts of the tracer kernel. At an instruction boundary of a worker
+// whose interrupts are on, the explorer may deliver a timer interrupt; on
+// any CPU running a worker it may make a remote wakeup (another CPU wakes a
+// task for this one: it sets the running task's need_resched and sends a
+// reschedule IPI). Both count against Config.IRQBound. A pending
+// reschedule IPI is delivered, as a later choice, at a boundary with
+// interrupts on; it does not count again. Delivery saves the task's
+// registers below its stack pointer (svc_entry), masks interrupts and runs
+// __irq_svc as the task's code; its final hook restores them (svc_exit).
+//
+// These options come after every other option but before the
+// preemptions, so that the preemptions stay the tail that
+// OptionsWithin drops (a schedule found at one preemption bound replays
+// at a larger one); the interrupt bound is the machine's, fixed for a run.
+
+// The interrupt actions (after ActIPI).
+const (
+	// ActIRQ: CPU's running task takes an interrupt; Task is the vector
+	// (kernel.IRQTimer or kernel.IRQResched).
+	ActIRQ ActionKind = ActIPI + 1 + iota
+	// ActWake: a remote wakeup for CPU's running task.
+	ActWake
+)
+
+// irqFrameWords is the size of the frame svc_entry saves: r0-r15, the
+// flags and a pad word (pt_regs is 18 words on ARM).
+const irqFrameWords = 18
+
+// appendIRQs appends the interrupt options of the tracer kernel.
+func (m *Machine) appendIRQs(buf []Action) []Action {
+	n := int8(m.cfg.CPUs)
+	for i := int8(0); i < n; i++ {
+		c := (m.lastCPU + i) % n
+		cpu := &m.cpus[c]
+		t := cpu.Cur
+		if cpu.Stopper || t < 0 || t == m.patcher || m.tasks[t].InTrap {
+			continue
+		}
+		on := m.irqsOn(t)
+		if on && m.tr.resched&(1<<c) != 0 {
+			buf = append(buf, Action{CPU: c, Kind: ActIRQ, Task: kernel.IRQResched})
+		}
+		if int(m.tr.irqs) >= m.cfg.IRQBound {
+			continue
+		}
+		if on {
+			buf = append(buf, Action{CPU: c, Kind: ActIRQ, Task: kernel.IRQTimer})
+		}
+		if n > 1 && m.tr.resched&(1<<c) == 0 && m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched == 0 {
+			buf = append(buf, Action{CPU: c, Kind: ActWake})
+		}
+	}
+	return buf
+}
+
+// applyIRQ performs an ActIRQ or ActWake.
+func (m *Machine) applyIRQ(a Action) {
+	c := a.CPU
+	t := m.cpus[c].Cur
+	if a.Kind == ActWake {
+		m.tr.irqs++
+		m.tiSet(t, kernel.TIFlags, m.tiGet(t, kernel.TIFlags)|kernel.TIFNeedResched)
+		m.tr.resched |= 1 << c
+		m.rvEvent(rv.NeedResched, -1, t, false)
+		m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a remote wakeup sets need_resched and sends a reschedule IPI"})
+		return
+	}
+	what := "timer interrupt"
+	if a.Task == kernel.IRQResched {
+		m.tr.resched &^= 1 << c
+		what = "reschedule IPI"
+	} else {
+		m.tr.irqs++
+	}
+	m.closePass(c, t)
+	ac, ok := m.core.(*armCore)
+	if !ok {
+		m.fault(c, t, m.pcOf(t), "interrupts are modelled on arm only")
+		return
+	}
+	r := &ac.regs[t]
+	sp := r.R[arm.SP] - irqFrameWords*4
+	lo, _ := m.stackRange(t)
+	if uint64(sp) < lo+kernel.TISize {
+		m.fault(c, t, uint64(r.R[arm.PC]), "stack overflow: no room for the interrupt frame above thread_info")
+		return
+	}
+	for i := 0; i < 16; i++ {
+		m.storeStack(uint64(sp)+uint64(4*i), 4, uint64(r.R[i]), uint8(i))
+	}
+	m.storeStack(uint64(sp)+64, 4, uint64(b2u(r.N)<<31|b2u(r.Z)<<30|b2u(r.C)<<29|b2u(r.V)<<28), 0xfe)
+	m.storeStack(uint64(sp)+68, 4, 0, 0xfe)
+	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: what + ": the CPU enters __irq_svc (interrupts off)"})
+	r.R[arm.SP] = sp
+	r.R[arm.R0] = uint32(a.Task)
+	r.R[arm.PC] = uint32(m.tr.lay.IRQEntry)
+	m.tiSet(t, kernel.TIIRQsOff, 1)
+	m.tr.prevOff[t] = 1
+	m.rvEvent(rv.IRQDisable, c, t, false)
+	m.rvEvent(rv.IRQEntry, c, t, false)
+	if m.shape.excSync {
+		m.syncCPU(c, "taking an interrupt")
+	}
+}
+
+// irqReturn is svc_exit: restore the registers __irq_svc was entered with.
+func (m *Machine) irqReturn(c, t int8) {
+	ac := m.core.(*armCore)
+	r := &ac.regs[t]
+	sp := uint64(r.R[arm.SP])
+	for i := 0; i < 16; i++ {
+		r.R[i] = le32(m.stack[sp-StackBase+uint64(4*i):])
+	}
+	f := le32(m.stack[sp-StackBase+64:])
+	r.N, r.Z, r.C, r.V = f&(1<<31) != 0, f&(1<<30) != 0, f&(1<<29) != 0, f&(1<<28) != 0
+	m.tiSet(t, kernel.TIIRQsOff, 0)
+	m.tr.prevOff[t] = 0
+	m.rvEvent(rv.IRQEnable, c, t, false)
+	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)"})
+	if m.shape.excSync {
+		m.syncCPU(c, "returning from an interrupt")
+	}
+}
+
+// rvEvent appends a kernel event for the RV monitors (Record mode). The
+// slice is copied on append so that clones never share it.
+func (m *Machine) rvEvent(k rv.Kind, c, t int8, preempt bool) {
+	if !m.cfg.Record {
+		return
+	}
+	e := rv.Event{Step: m.steps, Kind: k, CPU: int(c), Task: int(t), Preempt: preempt}
+	m.tr.rv = append(m.tr.rv[:len(m.tr.rv):len(m.tr.rv)], e)
+}
+
+// RVEvents returns the run's kernel events (tracer kernel, Record mode).
+func (m *Machine) RVEvents() []rv.Event { return m.tr.rv }
+
+// irqString renders the interrupt actions.
+func irqString(a Action) string {
+	if a.Kind == ActWake {
+		return fmt.Sprintf("cpu%d wake (need_resched + IPI)", a.CPU)
+	}
+	if a.Task == kernel.IRQResched {
+		return fmt.Sprintf("cpu%d irq resched-ipi", a.CPU)
+	}
+	return fmt.Sprintf("cpu%d irq timer", a.CPU)
+}
