@@ -36,7 +36,7 @@ var ErrUnsupportedObject = errors.New("unsupported object")
 // ObjectConfig is what the text built around an object depends on.
 type ObjectConfig struct {
 	Function   string  // the function the workload calls (required)
-	Args       []int64 // its integer arguments, in the platform ABI (ARM: r0-r3, then the stack, at most 16; x86-64: at most 6)
+	Args       []int64 // its integer arguments, in the platform ABI (ARM: r0-r3, then the stack, at most 16; x86-64: at most 6; arm64, riscv64: at most 8)
 	Iterations int     // workload iterations per worker; default 2
 }
 
@@ -45,7 +45,7 @@ type Object struct {
 	Image *Image
 	// Return is the address in the worker loop right after the call to
 	// the function: a task there holds the function's return value in r0
-	// (ARM) or %rax (x86-64).
+	// (ARM), %rax (x86-64), x0 (arm64) or a0 (riscv64).
 	Return uint64
 	// Stubs names the undefined functions linked to generated stubs that
 	// return 0 (Image.Stubs holds the same list).
@@ -74,7 +74,8 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 }
 
 // LinkObject links the ELF relocatable object raw (an ARM A32 or x86-64
-// .o, as gcc -pg emits it) into a simulated text:
+// .o, as gcc -pg emits it; an arm64 or riscv64 one as
+// objectarm64.go and objectriscv.go describe) into a simulated text:
 //
 //	worker:  a kthread frame, then per iteration: load cfg.Args into the
 //	         argument registers, call cfg.Function, call schedule; then do_exit

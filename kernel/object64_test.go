@@ -28,15 +28,16 @@ var fixtures64 = []struct {
 	prologue string
 	strategy string // the layout's Linux strategy
 	siteLen  int
+	enabled  string // a strategy whose boot form calls the trampoline ("S+enabled": S booted enabled)
 }{
-	{"arm64-pfe2-args8.o", kernel.ARM64, kernel.ARM64PFE2, "arm64-nop-bl", 8},
-	{"arm64-pfe4-2-args8.o", kernel.ARM64, kernel.ARM64PFE42, "arm64-call-ops", 16},
-	{"arm64-pg-args8.o", kernel.ARM64, kernel.ARM64PG, "arm64-mcount", 4},
-	{"rv-pfe8-rvc-args8.o", kernel.RISCV64, kernel.RVPFE8, "rv-pfe8", 8},
-	{"rv-pfe8-norvc-args8.o", kernel.RISCV64, kernel.RVPFE8, "rv-pfe8", 8},
-	{"rv-pfe16-args8.o", kernel.RISCV64, kernel.RVPFE16, "rv-pfe16", 16},
-	{"rv-atomic-args8.o", kernel.RISCV64, kernel.RVAtomic, "rv-atomic", 8},
-	{"rv-pg-args8.o", kernel.RISCV64, kernel.RVMcount, "rv-mcount", 8},
+	{"arm64-pfe2-args8.o", kernel.ARM64, kernel.ARM64PFE2, "arm64-nop-bl", 8, "arm64-nop-bl+enabled"},
+	{"arm64-pfe4-2-args8.o", kernel.ARM64, kernel.ARM64PFE42, "arm64-call-ops", 16, "arm64-call-ops+enabled"},
+	{"arm64-pg-args8.o", kernel.ARM64, kernel.ARM64PG, "arm64-mcount", 4, "arm64-mcount+enabled"},
+	{"rv-pfe8-rvc-args8.o", kernel.RISCV64, kernel.RVPFE8, "rv-pfe8", 8, "rv-pfe8-retarget"},
+	{"rv-pfe8-norvc-args8.o", kernel.RISCV64, kernel.RVPFE8, "rv-pfe8", 8, "rv-pfe8-retarget"},
+	{"rv-pfe16-args8.o", kernel.RISCV64, kernel.RVPFE16, "rv-pfe16", 16, "rv-pfe16+enabled"},
+	{"rv-atomic-args8.o", kernel.RISCV64, kernel.RVAtomic, "rv-atomic", 8, "rv-atomic+enabled"},
+	{"rv-pg-args8.o", kernel.RISCV64, kernel.RVMcount, "rv-mcount", 8, "rv-mcount+enabled"},
 }
 
 // abi64 is where a call's result and the callee-saved registers are, in
@@ -52,20 +53,30 @@ var abi64 = map[kernel.Arch]struct {
 // runOnce64 links file for c with its layout's strategy booted (every
 // site as the strategy boots it), runs it on one CPU with one task, and
 // returns the low 32 bits of the result (ok false if it never returned)
-// and the machine. The callee-saved registers and the stack pointer must
-// be the same at the call and at the return.
-func runOnce64(t testing.TB, file, strategy string, c call) (int32, bool, *sched.Machine) {
+// and the machine, and whether the task reached trace_function. The
+// callee-saved registers and the stack pointer must be the same at the
+// call and at the return.
+func runOnce64(t testing.TB, file, strategy string, c call) (int32, bool, bool, *sched.Machine) {
 	t.Helper()
 	o, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: c.fn, Args: c.args, Iterations: 1})
 	require.NoError(t, err)
-	s, ok := patch.Lookup(o.Image.Arch, strategy)
+	name, bootEnabled := strings.CutSuffix(strategy, "+enabled")
+	s, ok := patch.Lookup(o.Image.Arch, name)
 	require.True(t, ok, strategy)
+	if bootEnabled {
+		on := *s
+		on.Boot = []patch.Ref{{Form: s.Enabled}}
+		s = &on
+	}
 	prog, err := patch.Compile(s, o.Image, 0)
 	require.NoError(t, err)
 	m, err := sched.New(o.Image, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, StackWords: 1024}, prog)
 	require.NoError(t, err)
 	abi := abi64[o.Image.Arch]
 	callAt := o.Return - uint64(abi.callLen)
+	tracer, ok := o.Image.Symbol("trace_function")
+	require.True(t, ok)
+	traced := false
 	regs := func() []uint64 {
 		var r []uint64
 		for _, i := range abi.saved {
@@ -88,6 +99,8 @@ func runOnce64(t testing.TB, file, strategy string, c call) (int32, bool, *sched
 			continue
 		}
 		switch m.PC(0) {
+		case tracer:
+			traced = true
 		case callAt:
 			before = regs()
 		case o.Return:
@@ -95,7 +108,7 @@ func runOnce64(t testing.TB, file, strategy string, c call) (int32, bool, *sched
 			ret, got = int32(m.Reg(0, abi.ret)), true
 		}
 	}
-	return ret, got, m
+	return ret, got, traced, m
 }
 
 // expected64 reads testdata/obj/expected64.txt ("file call value").
@@ -149,12 +162,19 @@ func testObjects64(t *testing.T, arch kernel.Arch) {
 		for _, c := range calls {
 			key := fx.file + " " + c.String()
 			t.Run(key, func(t *testing.T) {
-				got, returned, m := runOnce64(t, fx.file, fx.strategy, c)
-				require.Empty(t, m.Hazards(), "%s", key)
-				require.True(t, returned, "%s never returned", key)
 				w, ok := want[key]
 				require.True(t, ok, "%s is missing from expected64.txt (go test ./kernel -run Objects64QEMU -update)", key)
+				got, returned, traced, m := runOnce64(t, fx.file, fx.strategy, c)
+				require.Empty(t, m.Hazards(), "%s", key)
+				require.True(t, returned, "%s never returned", key)
+				require.False(t, traced, "%s: a disabled site called the tracer", key)
 				require.Equal(t, w, got, "%s: mcountsim returned %d, QEMU %d", key, got, w)
+				// Through the trampoline: the tracer is called and the
+				// arguments and the result survive it.
+				got, returned, traced, m = runOnce64(t, fx.file, fx.enabled, c)
+				require.Empty(t, m.Hazards(), "%s under %s", key, fx.enabled)
+				require.True(t, returned && traced, "%s under %s: returned %v, traced %v", key, fx.enabled, returned, traced)
+				require.Equal(t, w, got, "%s under %s: mcountsim returned %d, QEMU %d", key, fx.enabled, got, w)
 			})
 		}
 	}
@@ -277,4 +297,48 @@ func testVerdicts64(t *testing.T, arch kernel.Arch) {
 			t.Logf("%v", res.Hazard)
 		})
 	}
+}
+
+// TestObjects64Refused: what LinkObject cannot link on arm64 and RISC-V
+// is an error naming why (ErrUnsupportedObject), never a panic.
+func TestObjects64Refused(t *testing.T) {
+	for _, c := range []struct {
+		file, fn string
+		args     []int64
+		want     string
+	}{
+		{"arm64-tls.o", "tls", nil, "relocation R_AARCH64_TLSLE_ADD_TPREL_HI12 at .text+0xc"},
+		{"rv-tls.o", "tls", nil, "relocation R_RISCV_TPREL_HI20 at .text+0x8"},
+		{"arm64-pfe2-args8.o", "args8", []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, "9 arguments, the arm64 workload passes at most 8 (x0-x7)"},
+		{"rv-pg-args8.o", "args8", []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, "9 arguments, the riscv64 workload passes at most 8 (a0-a7)"},
+	} {
+		_, err := kernel.LoadObject(filepath.Join(objDir, c.file), kernel.ObjectConfig{Function: c.fn, Args: c.args})
+		require.ErrorIs(t, err, kernel.ErrUnsupportedObject, c.file)
+		require.ErrorContains(t, err, c.want, c.file)
+	}
+	_, err := kernel.LoadObject(filepath.Join(objDir, "rv-pfe16-args8.o"), kernel.ObjectConfig{Function: "nosuch"})
+	require.ErrorContains(t, err, `no function "nosuch"`)
+}
+
+// FuzzLinkObject64 feeds corrupt arm64 and RISC-V objects to the linker:
+// errors, never panics.
+func FuzzLinkObject64(f *testing.F) {
+	for _, fx := range fixtures64 {
+		b, err := os.ReadFile(filepath.Join(objDir, fx.file))
+		require.NoError(f, err)
+		f.Add(b, "args8")
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, fn string) {
+		o, err := kernel.LinkObject("fuzz", raw, kernel.ObjectConfig{Function: fn, Args: []int64{1, 2, 3, 4, 5, 6, 7, 8}})
+		if err != nil {
+			return
+		}
+		for _, fx := range fixtures64 {
+			if fx.prologue == o.Image.Prologue && fx.arch == o.Image.Arch {
+				s, _ := patch.Lookup(fx.arch, fx.strategy)
+				_, _ = patch.Compile(s, o.Image, 2)
+				break
+			}
+		}
+	})
 }

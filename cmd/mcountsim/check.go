@@ -90,7 +90,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
 	tracerFlagSet(fs, &f) // tracer.go
 	fs.StringVar(&f.html, "html", "", "also write the run as a self-contained HTML timeline to `file`")
-	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32 or x86-64 .o) instead of the built-in text")
+	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32, x86-64, arm64 or riscv64 .o) instead of the built-in text")
 	fs.StringVar(&f.function, "function", "", "with --object: the `name` of the function the workload calls")
 	fs.StringVar(&f.args, "args", "", "with --object: its integer arguments, comma-separated (e.g. 1,-2,0x10); their number is not checked (objects carry no prototypes)")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "stop (INCOMPLETE) when the heap exceeds this `size`, e.g. 512MiB or 2GiB; 0: no limit (default: 2GiB, or half the process's memory limit or the machine's memory if less)")

@@ -60,3 +60,6 @@ build rv-pfe8-norvc-args8.o $RV $RVK -march=rv64imafd -fpatchable-function-entry
 build rv-pfe16-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8 args8.c
 build rv-atomic-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 args8.c
 build rv-pg-args8.o $RV $RVK -march=rv64gc -pg -fno-omit-frame-pointer args8.c
+# Objects LinkObject must refuse on arm64 and RISC-V, naming why.
+build arm64-tls.o $A64 $A64K -fpatchable-function-entry=2 tls.c
+build rv-tls.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 tls.c
