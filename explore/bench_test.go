@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"github.com/mcountsim/mcountsim/patch"
 	"runtime"
 	"testing"
 	"time"
@@ -55,6 +56,29 @@ func BenchmarkCheckSeed(b *testing.B) {
 			if tstates > 0 {
 				b.ReportMetric(float64(table)/float64(tstates), "bytes/state")
 			}
+		})
+	}
+}
+
+// BenchmarkDefaultChecks is the default check of every built-in (the
+// defaults of model.md: 2 CPUs, 2 tasks, bound 2), reporting its states:
+// with the per-CPU fetch views (model.md §1a) the ARM built-ins, which
+// patch under stop_machine, have the states they had before them, and
+// text-poke-bp has 128,601 instead of 78,742.
+//
+//	go test -run '^$' -bench DefaultChecks -benchtime 1x ./explore
+func BenchmarkDefaultChecks(b *testing.B) {
+	for _, st := range patch.Builtins() {
+		b.Run(st.Arch.String()+"/"+st.Name, func(b *testing.B) {
+			var states int
+			for i := 0; i < b.N; i++ {
+				res, err := Check(Scenario{Strategy: st}, Options{Workers: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				states = res.States
+			}
+			b.ReportMetric(float64(states), "states")
 		})
 	}
 }
