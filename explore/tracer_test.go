@@ -63,6 +63,9 @@ func TestTracerSchedRecursion(t *testing.T) {
 }
 
 func TestTracerMissedPreemption(t *testing.T) {
+	if raceEnabled {
+		t.Skip("tracer searches take minutes under -race; the plain run checks them")
+	}
 	for _, tr := range []string{"no-resched", "resched-read", "preempt-only"} {
 		t.Run(tr, func(t *testing.T) {
 			sc := tracerScenario(t, tr)
@@ -86,6 +89,9 @@ func TestTracerMissedPreemption(t *testing.T) {
 }
 
 func TestTracerRecursionBits(t *testing.T) {
+	if raceEnabled {
+		t.Skip("tracer searches take minutes under -race; the plain run checks them")
+	}
 	sc := small(tracerScenario(t, "recursion-bits"))
 	res, err := Check(sc, Options{Bound: 1})
 	require.NoError(t, err)
@@ -108,6 +114,9 @@ func TestTracerRecursionBits(t *testing.T) {
 }
 
 func TestTracerLostEvents(t *testing.T) {
+	if raceEnabled {
+		t.Skip("tracer searches take minutes under -race; the plain run checks them")
+	}
 	// Interrupts on and a per-CPU disabled counter (function_trace_call_preempt_only
 	// without the resched read): an interrupt's event is dropped silently.
 	sc := small(tracerScenario(t, "naive"))
@@ -148,6 +157,9 @@ func randomRun(m *sched.Machine, bound int, seed uint64) {
 }
 
 func TestTracerRVMonitors(t *testing.T) {
+	if raceEnabled {
+		t.Skip("tracer searches take minutes under -race; the plain run checks them")
+	}
 	runs, checked, opidIRQ := 0, 0, 0
 	for _, st := range []string{"nop-nop", "jmp-over", "pop-lr", "add-sp", "two-step-sched", "two-step-rcu-tasks"} {
 		s, ok := patch.Lookup(kernel.ARM, st)

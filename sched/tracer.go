@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/kernel"
@@ -39,7 +40,13 @@ type TracerStats struct {
 	Lost       [NumCtx]int
 	Recursed   [NumCtx]int
 	IRQsOffMax int
+	offMax     atomic.Int64 // IRQsOffMax, for the machines' lock-free check
 }
+
+// offAbove reports whether n exceeds the longest interrupts-off stretch
+// recorded so far (read without the lock: machines on other goroutines
+// update it).
+func (s *TracerStats) offAbove(n int) bool { return int64(n) > s.offMax.Load() }
 
 // Snapshot returns a copy of the counters.
 func (s *TracerStats) Snapshot() (lost, recursed [NumCtx]int, irqsOff int) {
@@ -58,6 +65,7 @@ func (s *TracerStats) note(lost, rec *[NumCtx]uint8, off int) {
 		s.Recursed[i] = max(s.Recursed[i], int(rec[i]))
 	}
 	s.IRQsOffMax = max(s.IRQsOffMax, off)
+	s.offMax.Store(int64(s.IRQsOffMax))
 	s.mu.Unlock()
 }
 
@@ -164,7 +172,7 @@ func (m *Machine) tracerTick(t int8) {
 	tr := &m.tr
 	if !m.irqsOn(t) {
 		tr.offRun[t]++
-		if m.cfg.TracerStats != nil && int(tr.offRun[t]) > m.cfg.TracerStats.IRQsOffMax {
+		if m.cfg.TracerStats != nil && m.cfg.TracerStats.offAbove(int(tr.offRun[t])) {
 			m.cfg.TracerStats.note(&tr.lost, &tr.recursed, int(tr.offRun[t]))
 		}
 	} else {
