@@ -163,17 +163,6 @@ func (m *Machine) stale(c int8, off uint64, n int) bool {
 	return false
 }
 
-// anyStale reports whether CPU c's view is behind anywhere.
-func (m *Machine) anyStale(c int8) bool {
-	nd := len(m.st.dirty)
-	for i, o := range m.st.dirty {
-		if m.floor[int(c)*nd+i] != m.prov[o] {
-			return true
-		}
-	}
-	return false
-}
-
 // fetchVariants enumerates the byte combinations CPU c may fetch at off
 // (a window of the ISA's longest instruction), newest first, one per
 // distinct instruction, into the static scratch, and returns them.

@@ -211,9 +211,6 @@ func (m *Machine) OptionsWithin(buf []Action, bound int) []Action {
 	return buf
 }
 
-// IsPreemption reports whether a is an involuntary switch.
-func (a Action) IsPreemption() bool { return a.Kind == ActPreempt }
-
 func (m *Machine) preemptible(t int8) bool {
 	if m.cfg.Preempt != PreemptFull || m.tr.on && !m.preemptOK(t) {
 		return false
