@@ -74,6 +74,10 @@ type Options struct {
 	// The weaker ones exist to test the stronger: only small scenarios
 	// finish without them.
 	Reduction Reduction
+	// NoSymmetry turns off the task symmetry of the visited set (states
+	// equal up to a permutation of the worker tasks are one state; see
+	// package doc). Schedules and verdicts do not depend on it.
+	NoSymmetry bool
 	// Context, when set, cancels the search (INCOMPLETE).
 	Context context.Context
 
@@ -356,6 +360,9 @@ type PCTBound struct {
 
 func space(sc Scenario, opts Options) Space {
 	red := opts.Reduction.String()
+	if opts.Reduction != ReduceNone && !opts.NoSymmetry && sc.Tasks > 1 {
+		red = strings.Replace(red, "(state, ", "(state up to a permutation of the worker tasks, ", 1)
+	}
 	sp := Space{
 		Scenario: sc.String(), Bound: opts.bound(), Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
 		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Reduction: red,

@@ -62,6 +62,34 @@
 // kernel's TestReadOnlyLoadsReduced against the search that takes .rodata
 // for writable data and against the unreduced one).
 //
+// Task symmetry: the visited set keys a state by its class under the
+// permutations of the worker tasks (sched/symmetry.go). Workers run the
+// same program from the same entry with the same arguments and differ only
+// in their stack's base and their index; the machine's hash writes each
+// worker's addresses in its own stack relative to that stack, hashes the
+// workers' digests as a sorted multiset, and names the task a CPU runs,
+// the run queue, the waits and the tracer kernel's records through the
+// digests instead of indices (the patcher keeps its index). A state s and a
+// permuted state π(s) have the same futures up to the renaming: a task
+// addresses only its own stack, the stacks sit at multiples of their size,
+// the scheduler offers every runnable task alike and every detector reads
+// the task it watches, so each run from s maps, step by step, to a run from
+// π(s) with the same options (renumbered), preemptions, and hazards of the
+// same kinds on the renamed tasks. Pruning π(s), keyed with the same
+// preemptions used, after s therefore loses no hazard kind; the keys of a
+// bound are still expanded exactly once, so the worker-independence below
+// holds as before. A state in which some value in the stack area is not an
+// address in its holder's own stack (or any data window holds one) is
+// hashed exactly, tasks by index, and text that holds such a word turns
+// the symmetry off. Schedules are recorded along the path actually taken,
+// so a counterexample replays even when it was found through a state that
+// stands for its class; minimization stays exact in length and
+// preemptions, and canonical for one scenario (its run is the first of
+// length L in option order among the runs the reduced search keeps).
+// Options.NoSymmetry turns it off; TestSymmetryAgrees compares verdicts,
+// counterexample preemptions and hazard kinds with and without it on every
+// built-in and example strategy with 2 and 3 tasks.
+//
 // Options.Reduction selects weaker searches: ReduceStates (visited set, no
 // partial-order reduction) and ReduceNone (every sequence of options). Tests
 // compare all three on small scenarios.

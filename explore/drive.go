@@ -21,6 +21,8 @@ type compiled struct {
 	// stats collects the tracer kernel's lost events over every machine
 	// of the check (tracer.go).
 	stats *sched.TracerStats
+	// noSym turns off the machines' task symmetry (Options.NoSymmetry).
+	noSym bool
 }
 
 // compile validates sc, links its text and compiles its strategy.
@@ -66,7 +68,7 @@ func (s Scenario) Machine(record bool) (*sched.Machine, error) {
 func (c *compiled) machine(record, unreduced bool) (*sched.Machine, error) {
 	s := c.sc
 	return sched.New(c.img, sched.Config{
-		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced,
+		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced, NoSymmetry: c.noSym,
 		NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
 		IRQBound: s.irqBound(), Lossless: s.Lossless, TracerStats: c.stats,
 	}, c.prog)

@@ -39,6 +39,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.noSym = opts.NoSymmetry
 	if opts.Runs <= 0 {
 		opts.Runs = DefaultRuns
 	}

@@ -35,8 +35,9 @@ type core interface {
 	arg(t int8, i int) uint64
 	// reg returns register r (the ISA's own number) of task t.
 	reg(t int8, r int) uint64
-	// hashTask feeds task t's registers to h.
-	hashTask(h *hasher, t int8)
+	// hashTask feeds task t's registers to h, each value through rb (its
+	// addresses in the task's own stack relative to the stack: symmetry.go).
+	hashTask(h *hasher, t int8, rb *rebase)
 	// copyInto makes dst (reused when it is a core of the same kind, else
 	// allocated) a copy of this core and returns it.
 	copyInto(dst core) core

@@ -70,14 +70,14 @@ func (k *riscvCore) setPC(t int8, pc uint64)  { k.regs[t].PC = pc }
 func (k *riscvCore) arg(t int8, i int) uint64 { return k.regs[t].X[riscv.A0+i] }
 func (k *riscvCore) reg(t int8, r int) uint64 { return k.regs[t].X[r] }
 
-func (k *riscvCore) hashTask(h *hasher, t int8) {
+func (k *riscvCore) hashTask(h *hasher, t int8, rb *rebase) {
 	r := &k.regs[t]
 	for _, v := range r.X[1:] {
-		h.u64(v)
+		h.u64(rb.v(v))
 	}
-	h.u64(r.PC)
+	h.u64(rb.v(r.PC))
 	h.u64(b2u(r.Reserved) | uint64(r.ResSize)<<8)
-	h.u64(r.ResAddr)
+	h.u64(rb.v(r.ResAddr))
 }
 
 func (k *riscvCore) copyInto(dst core) core { return copyCore(k, dst) }

@@ -59,12 +59,12 @@ func (k *x86Core) arg(t int8, i int) uint64 {
 
 func (k *x86Core) reg(t int8, r int) uint64 { return k.regs[t].R[r] }
 
-func (k *x86Core) hashTask(h *hasher, t int8) {
+func (k *x86Core) hashTask(h *hasher, t int8, rb *rebase) {
 	r := &k.regs[t]
 	for _, v := range r.R {
-		h.u64(v)
+		h.u64(rb.v(v))
 	}
-	h.u64(r.RIP)
+	h.u64(rb.v(r.RIP))
 	h.u64(r.Flags())
 }
 

@@ -64,6 +64,10 @@ type Config struct {
 	// CPU's step and every preemption is offered at every instruction
 	// boundary. Schedules of reduced and unreduced machines differ.
 	Unreduced bool
+	// NoSymmetry turns off the task symmetry of Hash (symmetry.go): states
+	// that differ only by a permutation of the worker tasks then hash
+	// apart. Schedules do not depend on it.
+	NoSymmetry bool
 	// NoInt3Emulation is a test knob: the int3 handler of text_poke_bp
 	// resumes after the int3 byte instead of emulating the new instruction.
 	NoInt3Emulation bool
@@ -159,10 +163,11 @@ type Machine struct {
 	text []byte
 	prov []uint16 // write id of every text byte; 0 = compiled
 
-	data     []byte    // every data segment of the image, one after another
-	stack    []byte    // all task stacks, one after another
-	slots    []uint8   // per stack word: the register it was written from
-	stackSum [2]uint64 // sum of slotHash over all stack words
+	data     []byte              // every data segment of the image, one after another
+	stack    []byte              // all task stacks, one after another
+	slots    []uint8             // per stack word: the register it was written from
+	stackSum [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
+	foreign  [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
 
 	cpus  [MaxCPUs]CPU
 	tasks [MaxTasks]Task
@@ -225,6 +230,9 @@ type static struct {
 	siteOf    []int8            // per text byte: site index or -1
 	callee    map[uint64]uint8  // callee contracts (extra bytes popped)
 	stackBase uint64
+	stackSize uint64   // bytes of one task's stack
+	stackArea uint64   // bytes of all the workers' stacks
+	symmetric bool     // Hash canonicalizes the workers (symmetry.go)
 	dirty     []uint32 // text offsets any store of the program may write
 	mutable   []bool   // per text byte: some store may write it
 	dataAt    []dataSeg
@@ -293,6 +301,8 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		siteOf:    make([]int8, len(img.Text)),
 		callee:    map[uint64]uint8{},
 		stackBase: StackBase,
+		stackSize: uint64(cfg.StackWords * 4),
+		stackArea: uint64(cfg.Tasks * cfg.StackWords * 4),
 	}
 	for _, h := range img.Hooks {
 		st.hook[h.Addr-img.Base] = h.Kind
@@ -326,9 +336,10 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	m.slots = make([]uint8, cfg.Tasks*cfg.StackWords)
 	for i := range m.slots {
 		m.slots[i] = detect.SlotUnwritten
-		h := slotHash(i, 0, detect.SlotUnwritten)
-		m.stackSum[0] += h[0]
-		m.stackSum[1] += h[1]
+		t := i / cfg.StackWords
+		h, _ := m.wordHash(i, t, m.stackLo(t))
+		m.stackSum[t][0] += h[0]
+		m.stackSum[t][1] += h[1]
 	}
 	for c := range m.cpus {
 		m.cpus[c].Cur = -1
@@ -380,6 +391,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if err := m.initTracer(); err != nil {
 		return nil, err
 	}
+	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1
 	return m, nil
 }
 
@@ -570,16 +582,66 @@ func (m *Machine) snapshotSites() {
 }
 
 // Hash returns a 128-bit hash of every part of the state that can affect
-// the rest of a run (up to a renaming of CPUs and the order of the run
-// queue, which change no future behaviour, only option numbering): text and its provenance, site histories, registers,
-// stacks and slot provenance, task and CPU states, the run queue, the
-// patcher's progress, the waits and detector state. Left out: the step
-// counter, the last CPU and recorded traces, which do not change what can
-// happen next, and the preemptions used, which an explorer keeps beside the
-// hash (a state reached again with fewer preemptions left is no news).
+// the rest of a run (up to a renaming of CPUs, the order of the run queue
+// and, unless Config.NoSymmetry, a permutation of the worker tasks, which
+// change no future behaviour, only option numbering: symmetry.go): text
+// and its provenance, site histories, registers, stacks and slot
+// provenance, task and CPU states, the run queue, the patcher's progress,
+// the waits and detector state. Left out: the step counter, the last CPU
+// and recorded traces, which do not change what can happen next, and the
+// preemptions used, which an explorer keeps beside the hash (a state
+// reached again with fewer preemptions left is no news).
 func (m *Machine) Hash() [2]uint64 {
+	if m.st.symmetric {
+		if h, ok := m.hashSym(); ok {
+			return h
+		}
+	}
+	return m.hashExact()
+}
+
+// hashExact is Hash with every task hashed by its index.
+func (m *Machine) hashExact() [2]uint64 {
 	var h hasher
 	h.init()
+	h.u64(0) // apart from hashSym's
+	m.hashShared(&h)
+	// CPUs are identical: the state is the same whichever CPU runs which
+	// task, so CPU records are hashed as a sorted multiset (with every
+	// per-CPU flag of the waits inside its record).
+	var cpus [MaxCPUs]uint64
+	for c := 0; c < m.cfg.CPUs; c++ {
+		cpus[c] = m.cpuRecord(c) | uint64(uint8(m.cpus[c].Cur))
+		if len(m.st.dirty) > 0 {
+			cpus[c] = mix(cpus[c] ^ m.viewDigest(c))
+		}
+	}
+	sortSmall(cpus[:m.cfg.CPUs])
+	for _, v := range cpus[:m.cfg.CPUs] {
+		h.u64(v)
+	}
+	var none rebase
+	for t := 0; t <= int(m.patcher); t++ {
+		m.hashTaskState(&h, int8(t), &none)
+		if t < int(m.patcher) {
+			h.u64(m.stackSum[t][0])
+			h.u64(m.stackSum[t][1])
+		}
+	}
+	// The run queue is hashed as a set: every pick and every preemption
+	// offers each runnable task, so its order changes only the numbering
+	// of options, never which states follow.
+	h.u64(m.runnable())
+	h.u64(uint64(m.gpTasks))
+	m.hashProgress(&h)
+	if m.tr.on {
+		m.hashTracer(&h, true)
+	}
+	return h.sum()
+}
+
+// hashShared feeds h what no task or CPU owns: text, site histories, data.
+func (m *Machine) hashShared(h *hasher) {
 	for _, o := range m.st.dirty {
 		h.u64(uint64(m.text[o]) | uint64(m.prov[o])<<8)
 	}
@@ -590,63 +652,56 @@ func (m *Machine) Hash() [2]uint64 {
 			h.u64(uint64(v))
 		}
 	}
-	h.u64(m.stackSum[0])
-	h.u64(m.stackSum[1])
 	h.bytes(m.data)
-	// CPUs are identical: the state is the same whichever CPU runs which
-	// task, so CPU records are hashed as a sorted multiset (with every
-	// per-CPU flag of the waits inside its record).
-	var cpus [MaxCPUs]uint64
-	for c := 0; c < m.cfg.CPUs; c++ {
-		cp := m.cpus[c]
-		cpus[c] = uint64(uint8(cp.Cur)) | b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9 |
-			b2u(m.gpCPUs&(1<<c) != 0)<<10 | b2u(m.stopOn && int8(c) == m.stopCPU)<<11 | uint64(m.tr.resched>>c&1)<<12
-		if len(m.st.dirty) > 0 {
-			cpus[c] = mix(cpus[c] ^ m.viewDigest(c))
+}
+
+// cpuRecord is CPU c's flags in its hash record, the task it runs left out.
+func (m *Machine) cpuRecord(c int) uint64 {
+	cp := m.cpus[c]
+	return b2u(cp.Stopper)<<8 | b2u(cp.IPI)<<9 | b2u(m.gpCPUs&(1<<c) != 0)<<10 |
+		b2u(m.stopOn && int8(c) == m.stopCPU)<<11 | uint64(m.tr.resched>>c&1)<<12
+}
+
+// hashTaskState feeds h task t's registers, flags, link taint, shadow
+// stack and (strict) pass record, addresses rebased by rb.
+func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
+	tk := &m.tasks[t]
+	m.core.hashTask(h, t, rb)
+	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
+	if tk.link.on {
+		h.u64(rb.v(tk.link.val) ^ rb.v(tk.link.from)<<1 ^ uint64(tk.link.src)<<56)
+	}
+	h.u64(uint64(tk.Shadow.N))
+	for i := 0; i < int(tk.Shadow.N); i++ {
+		f := tk.Shadow.Frames[i]
+		h.u64(rb.v(f.Ret))
+		h.u64(rb.v(f.SP))
+		h.u64(f.Callee<<8 | uint64(f.Pop))
+	}
+	if m.cfg.Strict {
+		p := &tk.Pass
+		h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<32)
+		for _, w := range p.Write {
+			h.u64(uint64(w))
 		}
 	}
-	sortSmall(cpus[:m.cfg.CPUs])
-	for _, v := range cpus[:m.cfg.CPUs] {
-		h.u64(v)
-	}
-	for t := 0; t <= int(m.patcher); t++ {
-		tk := &m.tasks[t]
-		m.core.hashTask(&h, int8(t))
-		h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
-		if tk.link.on {
-			h.u64(tk.link.val ^ tk.link.from<<1 ^ uint64(tk.link.src)<<56)
-		}
-		h.u64(uint64(tk.Shadow.N))
-		for i := 0; i < int(tk.Shadow.N); i++ {
-			f := tk.Shadow.Frames[i]
-			h.u64(f.Ret)
-			h.u64(f.SP)
-			h.u64(f.Callee<<8 | uint64(f.Pop))
-		}
-		if m.cfg.Strict {
-			p := &tk.Pass
-			h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<32)
-			for _, w := range p.Write {
-				h.u64(uint64(w))
-			}
-		}
-	}
-	// The run queue is hashed as a set: every pick and every preemption
-	// offers each runnable task, so its order changes only the numbering
-	// of options, never which states follow.
-	var runnable uint64
+}
+
+// runnable is the run queue as a set of tasks.
+func (m *Machine) runnable() uint64 {
+	var r uint64
 	for i := int8(0); i < m.nrunq; i++ {
-		runnable |= 1 << m.runq[i]
+		r |= 1 << m.runq[i]
 	}
-	h.u64(runnable)
+	return r
+}
+
+// hashProgress feeds h the patcher's progress and the waits.
+func (m *Machine) hashProgress(h *hasher) {
 	h.u64(uint64(m.pop) | uint64(m.psub)<<32)
 	h.u64(b2u(m.stopOn) | uint64(m.gpKind)<<16 | b2u(m.spin)<<48 | b2u(m.bpOn)<<49 | uint64(m.bpOp)<<50)
-	h.u64(uint64(m.gpTasks) | uint64(m.ipiWait)<<32)
+	h.u64(uint64(m.ipiWait))
 	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63 | b2u(m.outOfSteps)<<62)
-	if m.tr.on {
-		m.hashTracer(&h)
-	}
-	return h.sum()
 }
 
 // sortSmall sorts a handful of values in place (insertion sort: no
@@ -680,13 +735,6 @@ func mix(x uint64) uint64 {
 func (h *hasher) u64(v uint64) {
 	h.a = mix(h.a ^ v)
 	h.b = mix(h.b + v + 0x4b33a62ed433d4a3)
-}
-
-// slotHash is the contribution of one stack word to the state hash: the
-// stack is hashed incrementally, as a sum over its words, updated by stores.
-func slotHash(i int, v uint32, src uint8) [2]uint64 {
-	x := uint64(i)<<40 | uint64(src)<<32 | uint64(v)
-	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}
 }
 
 func (h *hasher) bytes(p []byte) {

@@ -408,17 +408,25 @@ func (m *Machine) tickPreempt(c, t int8) {
 	m.tr.resume[t] = resumeTick
 }
 
-// hashTracer feeds the tracer kernel's state to h.
-func (m *Machine) hashTracer(h *hasher) {
+// hashTracer feeds the tracer kernel's state to h; perTask adds the
+// workers' parts in task order (Hash with task symmetry puts each in its
+// task's digest instead: hashTracerTask).
+func (m *Machine) hashTracer(h *hasher, perTask bool) {
 	tr := &m.tr
 	h.u64(uint64(tr.irqs) | uint64(tr.resched)<<8)
-	for t := 0; t < m.cfg.Tasks; t++ {
-		h.u64(uint64(tr.cbOpen[t]) | uint64(tr.cbRec[t])<<32)
-		h.u64(uint64(tr.missAt[t]) | uint64(tr.offRun[t])<<8)
+	for t := 0; perTask && t < m.cfg.Tasks; t++ {
+		m.hashTracerTask(h, int8(t))
 	}
 	for i := 0; i < NumCtx; i++ {
 		h.u64(uint64(tr.lost[i]) | uint64(tr.recursed[i])<<8)
 	}
+}
+
+// hashTracerTask feeds h the tracer kernel's state of worker t.
+func (m *Machine) hashTracerTask(h *hasher, t int8) {
+	tr := &m.tr
+	h.u64(uint64(tr.cbOpen[t]) | uint64(tr.cbRec[t])<<32)
+	h.u64(uint64(tr.missAt[t]) | uint64(tr.offRun[t])<<8)
 }
 
 // LostEvents returns this run's lost events and counted recursions per

@@ -88,19 +88,28 @@ func (m *Machine) stackRange(t int8) (uint64, uint64) {
 func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
 	off := a - StackBase
 	first, last := int(off/4), int((off+uint64(size)-1)/4)
+	t := int(off / m.st.stackSize) // a store lies in one task's stack
+	lo := m.stackLo(t)
+	sum := &m.stackSum[t]
 	for w := first; w <= last; w++ {
-		old := slotHash(w, le32(m.stack[w*4:]), m.slots[w])
-		m.stackSum[0] -= old[0]
-		m.stackSum[1] -= old[1]
+		old, f := m.wordHash(w, t, lo)
+		sum[0] -= old[0]
+		sum[1] -= old[1]
+		if f {
+			m.foreign[t]--
+		}
 	}
 	for i := 0; i < size; i++ {
 		m.stack[off+uint64(i)] = byte(v >> (8 * i))
 	}
 	for w := first; w <= last; w++ {
 		m.slots[w] = reg
-		nw := slotHash(w, le32(m.stack[w*4:]), reg)
-		m.stackSum[0] += nw[0]
-		m.stackSum[1] += nw[1]
+		nw, f := m.wordHash(w, t, lo)
+		sum[0] += nw[0]
+		sum[1] += nw[1]
+		if f {
+			m.foreign[t]++
+		}
 	}
 	if m.cfg.Record {
 		m.recordStack(a, size, reg)

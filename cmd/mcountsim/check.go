@@ -59,6 +59,7 @@ type checkFlags struct {
 	runs, depth, workers     int
 	seed                     uint64
 	progress                 bool
+	noSymmetry               bool
 }
 
 func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
@@ -105,6 +106,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.StringVar(&f.shard, "shard", "", "explore only part `i/n` (0 <= i < n) of the exhaustive space; combine with mcountsim merge")
 		fs.StringVar(&f.exchange, "exchange", "", "with --shard: a `DIR` all shards share, run at the same time; each shard then expands only the states it owns")
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
+		fs.BoolVar(&f.noSymmetry, "no-symmetry", false, "do not merge states that differ only by a permutation of the worker tasks (a slower search, the same verdict)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -277,7 +279,7 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	if err := tracerFlags(f, set, image != nil, &sc); err != nil { // tracer.go
 		return sc, opts, err
 	}
-	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout}
+	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout, NoSymmetry: f.noSymmetry}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
 	}

@@ -1,0 +1,214 @@
+package sched
+
+// Task symmetry in the state hash (issue 19).
+//
+// Every worker task runs the same program: it starts at the image's entry
+// with every register zero but its stack pointer, and its workload (the
+// loop, the functions, their arguments) is code in text that all workers
+// share. Two workers differ only in the base of their stack (task t's is
+// StackBase + t·size) and in the index the machine files them under. A
+// permutation π of the workers, applied to a state s, gives the state π(s)
+// in which worker π(t) holds what worker t held, every value that is an
+// address in t's stack moved by the distance between the two stacks, and
+// every reference to a task by index (the task a CPU runs, the run queue,
+// synchronize_rcu_tasks' waiting set, the tracer kernel's per-task
+// records) renamed by π. The patcher is not a worker: it stays where it
+// is, hashed by index.
+//
+// Hash keys a state by its class under these permutations: each worker
+// gets a 128-bit digest of its own state with its own-stack addresses
+// written relative to its stack (registers, link taint, shadow frames'
+// return addresses and stack pointers, its stack words and the register
+// each was written from, indexed by word within its stack, its run-queue
+// and wait bits, its tracer record), the digests are hashed as a sorted
+// multiset, and each CPU record carries the digest of the task it runs in
+// place of the task's index. The state's other parts (text and
+// provenance, site histories, data, the patcher, its progress and waits,
+// the CPUs' views) have no task index in them and are hashed as they are.
+// Equal keys mean equal states up to a permutation (and a renaming of
+// CPUs), barring a hash collision.
+//
+// Why π(s) has the permuted futures. The machine treats workers alike: the
+// scheduler offers every runnable task and every CPU's step, its choices
+// depend on task states and never on indices (indices only number the
+// options), and every detector reads the state of the task it watches. A
+// task can address only its own stack (a load or store anywhere else in
+// the stack area faults: loadMem, storeMem), and the stack bases are
+// multiples of the stack's size (a power of two for the tracer kernel,
+// whose thread_info is found by masking sp, and StackBase is 1 MiB
+// aligned), so the stack-relative operations the code performs on its
+// addresses (adding offsets, loads and stores through them, saving them
+// in its stack, comparing two of them, masking off the bits below the
+// stack size) commute with moving the stack. So a run from s maps step by
+// step, through π, to a run from π(s) with the same options (renumbered),
+// the same hazards of the same kinds on the renamed tasks, the same
+// preemptions. The visited set may therefore prune π(s) once s was
+// expanded with as many preemptions used: every run through π(s) has a
+// twin through s with the same hazards, already explored. Schedules are
+// recorded along the path actually taken, so a counterexample replays
+// whatever state of its class pruned a sibling.
+//
+// What would break the map, and how Hash keeps out of it. A value is taken
+// for an address in the task's own stack when it lies in that stack; the
+// workloads compute no numbers in the stack area (StackBase is 1 MiB;
+// their values are loop counters, arguments, text and data addresses), so
+// such a value came from the task's stack pointer. A value in the stack
+// area that is not an address in its holder's stack cannot be used by its
+// holder (loads and stores there fault) but could be handed on, and its
+// meaning moves with the permutation of another task; a stack pointer
+// moved just past its own stack (before the store that faults) is still
+// its own, though outside it. So whenever a worker's register, link
+// taint, shadow frame or stack word, or any 4-byte window of data, holds a
+// value in the stack window (the workers' stacks, with the width of all of
+// them on either side) outside the holder's own stack, Hash falls back to the exact hash of the state (tasks by index,
+// in a domain of its own), which prunes only identical states. (Text is not
+// scanned: instruction words hold such bit patterns, e.g. RISC-V's auipc
+// ra, 0x100 is 0x00100097, and a literal the code loads lands in a
+// register, where the rule above sees it.) Config.NoSymmetry turns the
+// reduction off; TestSymmetryIsABisimulation plays random runs and their
+// permuted images side by side, and explore's tests compare the verdicts
+// and hazard kinds of every built-in and example strategy with and
+// without it.
+
+// ownTag marks a value written relative to its task's stack base in a
+// digest. A 64-bit value that is not an address in the stack but lies in
+// [ownTag, ownTag+stackArea] would be mistaken for one: such a state is
+// hashed exactly instead.
+const ownTag = 0x5a17_c3e1_0000_0000
+
+// rebase writes the values of one task's digest relative to its stack
+// [lo, lo+size] (its top, the stack pointer of an empty stack, included);
+// the zero value leaves every value as it is. Any other value in the
+// stack window, the workers' stacks with the width of all of them on
+// either side (a stack pointer just moved past its stack's end, before the
+// store that faults), makes the state odd: it is hashed exactly.
+type rebase struct {
+	lo, size, area uint64
+	odd            bool // some value was in another task's stack or in ownTag's range
+}
+
+// v returns x as the digest holds it.
+func (r *rebase) v(x uint64) uint64 {
+	if r.size == 0 {
+		return x
+	}
+	if x-r.lo <= r.size {
+		return x - r.lo + ownTag
+	}
+	if x-(StackBase-r.area) <= 3*r.area || x-ownTag <= r.area {
+		r.odd = true
+	}
+	return x
+}
+
+// stackLo is the lowest address of worker t's stack.
+func (m *Machine) stackLo(t int) uint64 { return StackBase + uint64(t)*m.st.stackSize }
+
+// wordHash is the contribution of stack word w, of task t whose stack
+// starts at lo, to t's stack sum: the stack is hashed incrementally, as a
+// sum over its words updated by stores. A word holding an address in t's
+// stack is written relative to lo; foreign reports a word in another
+// worker's stack.
+func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
+	v := uint64(le32(m.stack[w*4:]))
+	x := uint64(w-t*m.cfg.StackWords)<<40 | uint64(m.slots[w])<<32
+	if v-lo <= m.st.stackSize {
+		x |= v - lo | 1<<63
+	} else {
+		x |= v
+		foreign = v-(StackBase-m.st.stackArea) <= 3*m.st.stackArea
+	}
+	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}, foreign
+}
+
+// inStackArea reports whether some 4-byte window of p holds a value in
+// the stack window (see rebase).
+func (m *Machine) inStackArea(p []byte) bool {
+	lo, n := StackBase-m.st.stackArea, 3*m.st.stackArea
+	for i := 0; i+4 <= len(p); i++ {
+		if p[i+3] == 0 && uint64(le32(p[i:]))-lo <= n {
+			return true
+		}
+	}
+	return false
+}
+
+// hashSym is Hash up to a permutation of the workers; ok is false when
+// the state holds a value it cannot place (see above).
+func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
+	n := int(m.patcher)
+	runq := m.runnable()
+	var dig [MaxTasks][2]uint64
+	for t := 0; t < n; t++ {
+		if m.foreign[t] != 0 {
+			return sum, false
+		}
+		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		var h hasher
+		h.init()
+		m.hashTaskState(&h, int8(t), &rb)
+		if rb.odd {
+			return sum, false
+		}
+		h.u64(m.stackSum[t][0])
+		h.u64(m.stackSum[t][1])
+		h.u64(runq>>t&1 | uint64(m.gpTasks>>t&1)<<1)
+		if m.tr.on {
+			m.hashTracerTask(&h, int8(t))
+		}
+		dig[t] = h.sum()
+	}
+	if m.inStackArea(m.data) {
+		return sum, false
+	}
+	var h hasher
+	h.init()
+	h.u64(1) // apart from hashExact's
+	m.hashShared(&h)
+	var cpus [MaxCPUs][2]uint64
+	for c := 0; c < m.cfg.CPUs; c++ {
+		r := m.cpuRecord(c)
+		var d [2]uint64
+		if cur := m.cpus[c].Cur; cur >= 0 && int(cur) < n {
+			d = dig[cur]
+			r |= 1 << 13
+		} else {
+			r |= uint64(uint8(cur))
+		}
+		var view uint64
+		if len(m.st.dirty) > 0 {
+			view = m.viewDigest(c)
+		}
+		cpus[c] = [2]uint64{mix(mix(r^view) ^ d[0]), mix(mix(r+view+0x4b33a62ed433d4a3) + d[1])}
+	}
+	sortPairs(cpus[:m.cfg.CPUs])
+	for _, v := range cpus[:m.cfg.CPUs] {
+		h.u64(v[0])
+		h.u64(v[1])
+	}
+	sortPairs(dig[:n])
+	for _, v := range dig[:n] {
+		h.u64(v[0])
+		h.u64(v[1])
+	}
+	var none rebase
+	m.hashTaskState(&h, m.patcher, &none)
+	h.u64(runq >> n)
+	h.u64(uint64(m.gpTasks >> n))
+	m.hashProgress(&h)
+	if m.tr.on {
+		m.hashTracer(&h, false)
+	}
+	return h.sum(), true
+}
+
+// sortPairs sorts a handful of 128-bit values in place.
+func sortPairs(v [][2]uint64) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && less2(v[j], v[j-1]); j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+func less2(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
