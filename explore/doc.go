@@ -69,7 +69,9 @@
 // worker's addresses in its own stack relative to that stack, hashes the
 // workers' digests as a sorted multiset, and names the task a CPU runs,
 // the run queue, the waits and the tracer kernel's records through the
-// digests instead of indices (the patcher keeps its index). A state s and a
+// digests instead of indices (the patcher keeps its index); an exited
+// worker counts only as exited, since it never runs again and nothing reads
+// what it left in its registers and stack. A state s and a
 // permuted state π(s) have the same futures up to the renaming: a task
 // addresses only its own stack, the stacks sit at multiples of their size,
 // the scheduler offers every runnable task alike and every detector reads

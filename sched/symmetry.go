@@ -28,6 +28,14 @@ package sched
 // Equal keys mean equal states up to a permutation (and a renaming of
 // CPUs), barring a hash collision.
 //
+// An exited worker's digest is the mark of an exited task alone (and its
+// synchronize_rcu_tasks bit, which is clear): it never runs again, no
+// option names it, and nothing reads its registers, stack or records
+// again (a task addresses only its own stack; the detectors watch running
+// tasks), so two states that differ only in what exited tasks left behind
+// have the same futures. With the symmetry off, exited tasks are hashed in
+// full, as before.
+//
 // Why π(s) has the permuted futures. The machine treats workers alike: the
 // scheduler offers every runnable task and every CPU's step, its choices
 // depend on task states and never on indices (indices only number the
@@ -140,12 +148,19 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 	runq := m.runnable()
 	var dig [MaxTasks][2]uint64
 	for t := 0; t < n; t++ {
+		var h hasher
+		h.init()
+		if m.tasks[t].State == Exited {
+			// Dead: an exited task never runs again, and nothing reads
+			// its registers or stack.
+			h.u64(uint64(Exited) | uint64(m.gpTasks>>t&1)<<8)
+			dig[t] = h.sum()
+			continue
+		}
 		if m.foreign[t] != 0 {
 			return sum, false
 		}
 		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
-		var h hasher
-		h.init()
 		m.hashTaskState(&h, int8(t), &rb)
 		if rb.odd {
 			return sum, false
