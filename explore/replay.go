@@ -28,10 +28,10 @@ type Run struct {
 	OmittedTo   int `json:"omitted_to_step,omitempty"`
 	// CutAt is the step after which a representative run was cut short
 	// (RepresentativeSteps), or 0.
-	CutAt       int            `json:"cut_at_step,omitempty"`
-	Explanation []SitePass     `json:"explanation,omitempty"`
-	Tasks       int            `json:"tasks"`
-	CPUs        int            `json:"cpus"`
+	CutAt       int        `json:"cut_at_step,omitempty"`
+	Explanation []SitePass `json:"explanation,omitempty"`
+	Tasks       int        `json:"tasks"`
+	CPUs        int        `json:"cpus"`
 
 	// What the reports draw besides the trace, taken from the machine
 	// when the run ended: a Run is data, and keeps no machine.
