@@ -41,7 +41,7 @@ func HTML(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.R
 		return fmt.Errorf("report: HTML of a nil result")
 	}
 	run := res.Replay
-	if run == nil || run.Machine == nil {
+	if !run.Drawn() {
 		return fmt.Errorf("report: HTML needs a result with its recorded run (see explore.WithRun)")
 	}
 	page, err := buildPage(sc, opts, res, run, res.Representative)
@@ -217,7 +217,6 @@ const (
 )
 
 func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, run *explore.Run, representative bool) (*page, error) {
-	m := run.Machine
 	cfg := ConfigOf(sc, opts)
 	p := &page{
 		Config: cfg, Mode: res.Mode, Verdict: res.Verdict.String(), Description: res.Space.Description,
@@ -259,7 +258,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 			p.Lanes[i].Class += " lane-idle"
 		}
 	}
-	for _, w := range m.StackWrites() {
+	for _, w := range run.StackWrites {
 		insn := ""
 		if w.PC != 0 {
 			insn = fmt.Sprintf("%s: %s", nameOr(w.Where, fmt.Sprintf("%#x", w.PC)), w.Disasm)
@@ -310,16 +309,16 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 		sort.SliceStable(pv.Insns, func(i, j int) bool { return pv.Insns[i].Step < pv.Insns[j].Step })
 		p.Passes = append(p.Passes, pv)
 	}
-	img := m.Image()
-	for _, wr := range m.Writes() {
+	img := run.Image
+	for _, wr := range run.Writes {
 		if wr.Store.Site < 0 || !explainedSites[img.Sites[wr.Store.Site].Addr] {
 			continue
 		}
 		p.Writes = append(p.Writes, writeView{ID: int(wr.ID), Step: wr.Step, CPU: wr.CPU, Label: wr.Label,
-			Where: img.Name(wr.Store.Addr), What: m.DescribeStore(wr.Store), Culprit: culprits[int(wr.ID)]})
+			Where: img.Name(wr.Store.Addr), What: describe(run, wr.Store), Culprit: culprits[int(wr.ID)]})
 	}
 
-	tl := newTimeline(run, m)
+	tl := newTimeline(run)
 	// A long page shows the words of a few sites at every step (the
 	// hazard's, else the first ones), so that its size stays bounded.
 	if len(run.Trace)*len(img.Sites) > maxSiteStates && len(img.Sites) > maxPageSites {
@@ -374,7 +373,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 				pl.Class += " span-end"
 			}
 		}
-		col, ev := eventCell(run, m, e)
+		col, ev := eventCell(run, e)
 		if e.Kind == sched.EvPreempt && byStopper(run.Trace, i) {
 			ev.Text = fmt.Sprintf("preempted on cpu%d by its stopper (stop_machine)", e.CPU)
 		}

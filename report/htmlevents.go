@@ -33,7 +33,7 @@ func bandName(run *explore.Run, t int) string {
 }
 
 // eventCell says in which lane an event goes and what it shows there.
-func eventCell(run *explore.Run, m *sched.Machine, e sched.Event) (int, *eventView) {
+func eventCell(run *explore.Run, e sched.Event) (int, *eventView) {
 	lane := run.CPUs + e.Task
 	if e.Task < 0 || e.Task > run.Tasks {
 		lane = run.CPUs + run.Tasks // stopper events go to the patcher's lane
@@ -61,7 +61,7 @@ func eventCell(run *explore.Run, m *sched.Machine, e sched.Event) (int, *eventVi
 	case sched.EvStore:
 		// write #3, enable #1, f0+0x4, e52de004 (push {lr}).
 		ev.Badge, ev.Text = fmt.Sprintf("write #%d", e.Write), e.Label
-		ev.Disasm = m.DescribeStore(sched.Store{Addr: e.PC, Bytes: e.Bytes})
+		ev.Disasm = describe(run, sched.Store{Addr: e.PC, Bytes: e.Bytes})
 	case sched.EvStopperIn:
 		ev.Badge, ev.Text = "stopper", fmt.Sprintf("cpu%d enters its stopper", e.CPU)
 	case sched.EvStopperOut:

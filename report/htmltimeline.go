@@ -13,7 +13,6 @@ import (
 // where every task is, the patcher's spans and the bytes of every site.
 type timeline struct {
 	run   *explore.Run
-	m     *sched.Machine
 	cpu   []int // task on each CPU, idle or stopper
 	shown []int // the task last labelled in each CPU lane
 	task  []string
@@ -39,8 +38,8 @@ const (
 	maxPageSites  = 8
 )
 
-func newTimeline(run *explore.Run, m *sched.Machine) *timeline {
-	tl := &timeline{run: run, m: m, cpu: make([]int, run.CPUs), shown: make([]int, run.CPUs),
+func newTimeline(run *explore.Run) *timeline {
+	tl := &timeline{run: run, cpu: make([]int, run.CPUs), shown: make([]int, run.CPUs),
 		task: make([]string, run.Tasks+1), where: make([]string, run.Tasks+1)}
 	for c := range tl.cpu {
 		tl.cpu[c], tl.shown[c] = idle, idle
@@ -48,14 +47,14 @@ func newTimeline(run *explore.Run, m *sched.Machine) *timeline {
 	for t := range tl.task {
 		tl.task[t] = "runnable"
 	}
-	img := m.Image()
+	img := run.Image
 	for _, s := range img.Sites {
 		tl.siteOff = append(tl.siteOff, len(tl.site))
 		off := s.Addr - img.Base
 		tl.site = append(tl.site, img.Text[off:off+uint64(s.Len)]...)
 		tl.prov = append(tl.prov, make([]uint16, s.Len)...)
 	}
-	tl.writes = append([]sched.Write(nil), m.Writes()...)
+	tl.writes = append([]sched.Write(nil), run.Writes...)
 	sort.SliceStable(tl.writes, func(i, j int) bool { return tl.writes[i].Step < tl.writes[j].Step })
 	tl.changed = map[int]bool{}
 	tl.applyWrites(0)
@@ -64,7 +63,7 @@ func newTimeline(run *explore.Run, m *sched.Machine) *timeline {
 
 // applyWrites brings the site bytes up to the end of step.
 func (tl *timeline) applyWrites(step int) {
-	img := tl.m.Image()
+	img := tl.run.Image
 	for ; tl.nextW < len(tl.writes) && tl.writes[tl.nextW].Step <= step; tl.nextW++ {
 		w := tl.writes[tl.nextW]
 		for i, b := range w.Store.Bytes {
@@ -172,7 +171,7 @@ func (tl *timeline) state(step int, summary string) stepState {
 	}
 	clear(tl.changed)
 	tl.applyWrites(step)
-	img := tl.m.Image()
+	img := tl.run.Image
 	unit := 1
 	if img.Align == 4 {
 		unit = 4
@@ -188,7 +187,7 @@ func (tl *timeline) state(step int, summary string) stepState {
 		for off := 0; off+n <= s.Len; off += n {
 			k := tl.siteOff[si] + off
 			b := tl.site[k : k+n]
-			w := siteWord{Where: img.Name(s.Addr + uint64(off)), Bytes: tl.m.DescribeStore(sched.Store{Addr: s.Addr + uint64(off), Bytes: b})}
+			w := siteWord{Where: img.Name(s.Addr + uint64(off)), Bytes: describe(tl.run, sched.Store{Addr: s.Addr + uint64(off), Bytes: b})}
 			var ids []string
 			seen := map[uint16]bool{}
 			for i := 0; i < n; i++ {

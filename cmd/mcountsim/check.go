@@ -87,7 +87,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		{&f.functions, &params.Functions}, {&f.bound, &params.Bound}, {&f.maxStates, &params.MaxStates}} {
 		fs.IntVar(p.v, p.p.Name, p.p.Default, p.p.Usage)
 	}
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long, counting reading the inputs, the search and writing the reports (each phase gets 2s more to finish its output; 0: no limit)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long, counting reading the inputs, the search and writing the reports (a search cut short still gets 5s, or a tenth of the budget, to write what it found; 0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
 	tracerFlagSet(fs, &f) // tracer.go
@@ -136,7 +136,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 			return fail("give --strategy or --strategy-file, not both")
 		}
 		// The file's config lines set the flags the command line did not.
-		err := dl.do("reading --strategy-file "+f.strategyFile, 0, func() error {
+		err := dl.do("reading --strategy-file "+f.strategyFile, func() error {
 			st, err := readStrategyFile(f.strategyFile, fs, set)
 			fileStrategy = st
 			return err
@@ -157,7 +157,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	if f.object != "" {
 		phase = "loading --object " + f.object + " and running " + f.function + " once"
 	}
-	err := dl.do(phase, 0, func() (err error) {
+	err := dl.do(phase, func() (err error) {
 		sc, opts, err = scenarioFrom(f, set, fileStrategy)
 		return err
 	})
@@ -189,7 +189,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	}
 	var res *explore.Result
 	if replay {
-		err = dl.do("replaying the schedule", grace, func() (err error) {
+		err = dl.do("replaying the schedule", func() (err error) {
 			res, err = explore.Replay(sc, f.schedule, opts)
 			return err
 		})
@@ -199,7 +199,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 			p = newProgressPrinter(stderr, isTerminal(stderr))
 			opts.Progress = p.print
 		}
-		err = dl.do("searching", grace, func() (err error) {
+		err = dl.do("searching", func() (err error) {
 			res, err = explore.Check(sc, opts)
 			return err
 		})
@@ -215,7 +215,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	}
 	// The report is written whole or not at all.
 	var out bytes.Buffer
-	err = dl.do("writing the report", grace, func() error {
+	err = dl.do("writing the report", func() error {
 		if f.json {
 			return report.JSON(&out, sc, opts, res)
 		}
@@ -231,7 +231,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		return fail("writing the report: %v", err)
 	}
 	if html != nil {
-		err := dl.do("writing the --html page "+f.html, grace, func() error { return writeHTML(html, sc, opts, res) })
+		err := dl.do("writing the --html page "+f.html, func() error { return writeHTML(html, sc, opts, res) })
 		if errors.As(err, new(*timedOut)) {
 			return incomplete(err)
 		}
