@@ -109,11 +109,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: mcountsim %s [flags]\n\nFlags:\n", cmd)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			fmt.Fprint(stdout, checkExamples)
+		if helpRequested(err, fs, stdout, fmt.Sprintf("Usage: mcountsim %s [flags]\n\nFlags:\n", cmd), checkExamples) {
 			return 0
 		}
 		return fail("%v", err)
