@@ -166,6 +166,17 @@
 // runs spread over workers give the same result. A sampling search is never
 // SAFE: without a hazard it is INCOMPLETE ("no hazard in N runs").
 //
+// # The searches' options
+//
+// ExhaustiveSearch, PCTSearch and RandomSearch each hold only the settings
+// of their search, with the limits of every search in one Budget, so a
+// combination that means nothing does not compile; their Check methods
+// call Check with their Options. Options is the flat form a command line
+// fills from its flags; Check refuses its wrong combinations (a shard of
+// a sampling search) when it starts. In every form a zero value takes the
+// documented default: a zero Bound is DefaultBound, and bound 0 is asked
+// for with NoPreemptions.
+//
 // # Budgets and shards
 //
 // MaxStates, Timeout, MaxMemory and Context stop a search; the verdict is

@@ -154,6 +154,10 @@ func (e *engine) monitor() {
 		every = time.Second
 	}
 	next := e.start.Add(every)
+	clock := e.start
+	if !e.opts.Start.IsZero() {
+		clock = e.opts.Start
+	}
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	var ctxDone <-chan struct{}
 	if e.opts.Context != nil {
@@ -167,7 +171,7 @@ func (e *engine) monitor() {
 			e.stop("cancelled")
 			ctxDone = nil
 		case now := <-tick.C:
-			if e.opts.Timeout > 0 && now.Sub(e.start) >= e.opts.Timeout {
+			if e.opts.Timeout > 0 && now.Sub(clock) >= e.opts.Timeout {
 				e.stop(fmt.Sprintf("timeout of %v reached", e.opts.Timeout))
 			}
 			if e.opts.MaxMemory > 0 {

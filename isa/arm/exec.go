@@ -163,31 +163,9 @@ func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 			r.R[inst.Rd] &^= mask << lsb
 		}
 	case xUXTB, xUXTH, xSXTB, xSXTH:
-		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch x {
-		case xUXTB:
-			v &= 0xff
-		case xUXTH:
-			v &= 0xffff
-		case xSXTB:
-			v = uint32(int32(int8(v)))
-		case xSXTH:
-			v = uint32(int32(int16(v)))
-		}
-		r.R[inst.Rd] = v
+		r.R[inst.Rd] = extend(x, bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm)))
 	case xUXTAB, xUXTAH, xSXTAB, xSXTAH:
-		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch x {
-		case xUXTAB:
-			v &= 0xff
-		case xUXTAH:
-			v &= 0xffff
-		case xSXTAB:
-			v = uint32(int32(int8(v)))
-		case xSXTAH:
-			v = uint32(int32(int16(v)))
-		}
-		r.R[inst.Rd] = r.R[inst.Rn] + v
+		r.R[inst.Rd] = r.R[inst.Rn] + extend(x, bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm)))
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD, xSTR, xSTRB, xSTRH, xSTRD:
 		return loadStore(inst, x, r, bus, next)
 	case xMultiple:
@@ -285,6 +263,20 @@ func addWithCarry(x, y uint32, carry bool) (uint32, bool, bool) {
 	sum, c1 := bits.Add32(x, y, c)
 	v := (x^sum)&(y^sum)>>31 != 0
 	return sum, c1 != 0, v
+}
+
+// extend is the byte or halfword of v that x takes (an extend, UXTB ...,
+// or an extend and add, UXTAB ...), zero- or sign-extended.
+func extend(x xop, v uint32) uint32 {
+	switch x {
+	case xUXTB, xUXTAB:
+		return v & 0xff
+	case xUXTH, xUXTAH:
+		return v & 0xffff
+	case xSXTB, xSXTAB:
+		return uint32(int32(int8(v)))
+	}
+	return uint32(int32(int16(v))) // xSXTH, xSXTAH
 }
 
 func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
