@@ -91,7 +91,7 @@ func TestTracerMissedPreemption(t *testing.T) {
 // Acceptance: the modern recursion bits at the defaults (2 CPUs, 2 tasks,
 // 2 iterations, 2 toggles, preemption bound 2, interrupt bound 1): SAFE,
 // nothing lost, nothing recursed (no kernel function is traced). About
-// 3.3M states, 50 s of CPU.
+// 3.6M states, 50 s of CPU.
 func TestTracerRecursionBitsDefaults(t *testing.T) {
 	slow(t, "recursion-bits at the default space")
 	sc := tracerScenario(t, "recursion-bits")
