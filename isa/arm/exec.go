@@ -494,21 +494,48 @@ func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >>
 // false for any other instruction. The partial-order reduction of package
 // sched asks it whether a load reads memory no task ever writes.
 func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
-	x := inst.x
-	switch x {
+	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
 	default:
 		return 0, 0, false
 	}
+	return memAddr(inst, r)
+}
+
+// StoreAddr returns the address, size and value of the data a
+// single-register store inst (str, strb, strh) would write with registers
+// r, without executing it (whatever its condition); ok is false for any
+// other instruction. The tracer kernel's partial-order reduction (package
+// sched) asks it what a store to thread_info would leave there.
+func StoreAddr(inst *Inst, r *Regs) (addr uint32, size int, v uint32, ok bool) {
+	switch inst.x {
+	case xSTR, xSTRB, xSTRH:
+	default:
+		return 0, 0, 0, false
+	}
+	if inst.Rd == PC {
+		return 0, 0, 0, false
+	}
+	addr, size, ok = memAddr(inst, r)
+	v = r.read(inst.Rd)
+	if size < 4 {
+		v &= 1<<(8*size) - 1
+	}
+	return addr, size, v, ok
+}
+
+// memAddr is the address and size of a single load or store.
+func memAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
+	x := inst.x
 	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
 		return 0, 0, false
 	}
 	_, _, addr = r.address(&inst.Mem)
 	size = 4
 	switch x {
-	case xLDRB, xLDRSB:
+	case xLDRB, xSTRB, xLDRSB:
 		size = 1
-	case xLDRH, xLDRSH:
+	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	case xLDRD:
 		size = 8
