@@ -36,7 +36,7 @@ func BenchmarkExec(b *testing.B) {
 	const text = 0x10000
 	c := NewCache(text, 4*len(benchCode))
 	bus := newMemBus(0x8000, 0x1000)
-	bus.record = false
+	bus.Record = false
 	var r Regs
 	run := func() {
 		r = Regs{SP: 0x9000}
