@@ -1,6 +1,6 @@
 // Package isatest holds what the tests of the ISA packages (isa/arm,
 // isa/arm64, isa/riscv) share: the differential test of an executor
-// against qemu-user (Harness, Diff).
+// against qemu-user (Harness, Diff) and a recording isa.Bus (Bus).
 //
 // A differential test builds testdata/qemu/harness.c of its package with
 // the cross gcc into a static program that reads fixed-size cases on
@@ -9,7 +9,7 @@
 // the executor's. What a case is, how it is drawn, and how it runs through
 // the executor stay in the ISA package.
 //
-// Imports: internal/oracle and the standard library; only tests
+// Imports: isa, internal/oracle and the standard library; only tests
 // import isatest.
 package isatest
 

@@ -2,6 +2,7 @@ package arm
 
 import (
 	"encoding/binary"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 )
@@ -89,17 +90,10 @@ func BenchmarkExec(b *testing.B) {
 			}
 		}
 	}
-	run() // fill the cache
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	b.StopTimer()
+	isatest.BenchRun(b, len(benchCode), run)
 	if r.R[SP] != 0x9000 || r.R[LR] != 0x4242 {
 		b.Fatalf("unbalanced: sp %#x lr %#x", r.R[SP], r.R[LR])
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchCode)), "ns/inst")
 }
 
 func (b *sliceBus) Load(a uint64, size int, reg uint8) (uint64, error) {

@@ -336,10 +336,11 @@ func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	return isa.FlowNext, nil
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
+// address returns the base register's value, the offset and the address
+// of the memory operand m (the base alone when it is post-indexed) with
+// the registers r.
+func (r *Regs) address(m *armasm.Mem) (base, off, addr uint32) {
+	base = r.read(uint8(m.Base))
 	if m.Sign != 0 {
 		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
 		if m.Sign < 0 {
@@ -348,10 +349,16 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 	} else {
 		off = uint32(int32(m.Offset))
 	}
-	addr := base
+	addr = base
 	if m.Mode != armasm.AddrPostIndex {
 		addr = base + off
 	}
+	return base, off, addr
+}
+
+func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+	m := &inst.Mem
+	base, off, addr := r.address(m)
 	size := 4
 	switch x {
 	case xLDRB, xSTRB, xLDRSB:
@@ -487,35 +494,48 @@ func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >>
 // false for any other instruction. The partial-order reduction of package
 // sched asks it whether a load reads memory no task ever writes.
 func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
-	x := inst.x
-	switch x {
+	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
 	default:
 		return 0, 0, false
 	}
+	return memAddr(inst, r)
+}
+
+// StoreAddr returns the address, size and value of the data a
+// single-register store inst (str, strb, strh) would write with registers
+// r, without executing it (whatever its condition); ok is false for any
+// other instruction. The tracer kernel's partial-order reduction (package
+// sched) asks it what a store to thread_info would leave there.
+func StoreAddr(inst *Inst, r *Regs) (addr uint32, size int, v uint32, ok bool) {
+	switch inst.x {
+	case xSTR, xSTRB, xSTRH:
+	default:
+		return 0, 0, 0, false
+	}
+	if inst.Rd == PC {
+		return 0, 0, 0, false
+	}
+	addr, size, ok = memAddr(inst, r)
+	v = r.read(inst.Rd)
+	if size < 4 {
+		v &= 1<<(8*size) - 1
+	}
+	return addr, size, v, ok
+}
+
+// memAddr is the address and size of a single load or store.
+func memAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
+	x := inst.x
 	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
 		return 0, 0, false
 	}
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
-	if m.Sign != 0 {
-		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
-		if m.Sign < 0 {
-			off = -off
-		}
-	} else {
-		off = uint32(int32(m.Offset))
-	}
-	addr = base
-	if m.Mode != armasm.AddrPostIndex {
-		addr = base + off
-	}
+	_, _, addr = r.address(&inst.Mem)
 	size = 4
 	switch x {
-	case xLDRB, xLDRSB:
+	case xLDRB, xSTRB, xLDRSB:
 		size = 1
-	case xLDRH, xLDRSH:
+	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	case xLDRD:
 		size = 8

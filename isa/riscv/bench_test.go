@@ -2,6 +2,7 @@ package riscv
 
 import (
 	"encoding/binary"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"testing"
 
 	"github.com/mcountsim/mcountsim/isa"
@@ -105,15 +106,8 @@ func BenchmarkExec(b *testing.B) {
 			}
 		}
 	}
-	run() // fill the cache
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	b.StopTimer()
+	isatest.BenchRun(b, len(benchCode), run)
 	if r.X[SP] != 0x9000 || r.X[RA] != 0x4242 {
 		b.Fatalf("unbalanced: sp %#x ra %#x", r.X[SP], r.X[RA])
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchCode)), "ns/inst")
 }
