@@ -9,3 +9,24 @@ func Canonical(m *Machine) bool {
 	_, ok := m.hashSym()
 	return ok
 }
+
+// StackSumsHold reports whether m's incremental per-task stack sums and
+// foreign-word counts are those computed afresh.
+func StackSumsHold(m *Machine) bool {
+	for t := 0; t < m.cfg.Tasks; t++ {
+		var sum [2]uint64
+		var foreign uint16
+		for w := t * m.cfg.StackWords; w < (t+1)*m.cfg.StackWords; w++ {
+			h, f := m.wordHash(w, t, m.stackLo(t))
+			sum[0] += h[0]
+			sum[1] += h[1]
+			if f {
+				foreign++
+			}
+		}
+		if sum != m.stackSum[t] || foreign != m.foreign[t] {
+			return false
+		}
+	}
+	return true
+}

@@ -56,6 +56,12 @@ package sched
 // recorded along the path actually taken, so a counterexample replays
 // whatever state of its class pruned a sibling.
 //
+// A value computed from a stack address by an operation that does not
+// commute with moving the stack (the tracer kernel's current_thread_info()
+// shifts sp right by THREAD_SHIFT, then back) differs between tasks and is
+// hashed as it is: the two states stay apart, a merge missed, never a
+// wrong one.
+//
 // What would break the map, and how Hash keeps out of it. A value is taken
 // for an address in the task's own stack when it lies in that stack; the
 // workloads compute no numbers in the stack area (StackBase is 1 MiB;
