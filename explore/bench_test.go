@@ -64,7 +64,8 @@ func BenchmarkCheckSeed(b *testing.B) {
 // defaults of model.md: 2 CPUs, 2 tasks, bound 2), reporting its states:
 // with the per-CPU fetch views (model.md §1a) the ARM built-ins, which
 // patch under stop_machine, have the states they had before them, and
-// text-poke-bp has 128,601 instead of 78,742.
+// text-poke-bp has 128,601 instead of 78,742 (with the task symmetry of
+// the visited set: 55,272; BenchmarkScale has the larger scenarios).
 //
 //	go test -run '^$' -bench DefaultChecks -benchtime 1x ./explore
 func BenchmarkDefaultChecks(b *testing.B) {
