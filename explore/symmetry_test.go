@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -109,6 +110,45 @@ func TestSymmetryCounts(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, c.symmetric, sym.States)
 			assert.Contains(t, sym.Space.Reduction, "up to a permutation of the worker tasks")
+		})
+	}
+}
+
+// The tracer kernel's per-task records (callback frames, the missed
+// preemption window, interrupts-off stretches) are in each task's digest:
+// with two workers its checks agree with and without the symmetry, at
+// preemption bound 0 (bound 1 with MCOUNTSIM_SLOW=1).
+func TestSymmetryAgreesOnTheTracer(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("the tracer searches take seconds; run without -race and -short")
+	}
+	for _, c := range []struct {
+		tracer string
+		traced []string
+	}{
+		{"naive", []string{"preempt_schedule"}},
+		{"naive", nil},
+		{"irqsave", nil},
+		{"recursion-bits", nil},
+	} {
+		t.Run(c.tracer+"/"+fmt.Sprint(c.traced), func(t *testing.T) {
+			sc := tracerScenario(t, c.tracer, c.traced...)
+			sc.Tasks, sc.Iterations = 2, 1
+			opts := Options{Bound: NoPreemptions, MaxStates: 3_000_000}
+			if os.Getenv(slowEnv) != "" {
+				opts.Bound = 1 // up to 1.7M states without the symmetry
+			}
+			sym, err := Check(sc, opts)
+			require.NoError(t, err)
+			opts.NoSymmetry = true
+			exact, err := Check(sc, opts)
+			require.NoError(t, err)
+			t.Logf("states %d with symmetry, %d without", sym.States, exact.States)
+			require.NotEqual(t, Incomplete, exact.Verdict, exact.Reason)
+			require.Equal(t, exact.Verdict, sym.Verdict)
+			assert.Equal(t, kindOf(exact), kindOf(sym))
+			assert.Equal(t, exact.Preemptions, sym.Preemptions)
+			assert.LessOrEqual(t, sym.States, exact.States)
 		})
 	}
 }
