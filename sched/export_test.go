@@ -30,3 +30,7 @@ func StackSumsHold(m *Machine) bool {
 	}
 	return true
 }
+
+// DataStackHolds reports whether m's count of data windows in the stack
+// window is the one computed afresh.
+func DataStackHolds(m *Machine) bool { return m.dataStack == m.stackWindows(0, len(m.data)) }

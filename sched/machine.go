@@ -163,11 +163,12 @@ type Machine struct {
 	text []byte
 	prov []uint16 // write id of every text byte; 0 = compiled
 
-	data     []byte              // every data segment of the image, one after another
-	stack    []byte              // all task stacks, one after another
-	slots    []uint8             // per stack word: the register it was written from
-	stackSum [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
-	foreign  [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
+	data      []byte              // every data segment of the image, one after another
+	stack     []byte              // all task stacks, one after another
+	slots     []uint8             // per stack word: the register it was written from
+	stackSum  [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
+	foreign   [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
+	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 
 	cpus  [MaxCPUs]CPU
 	tasks [MaxTasks]Task
@@ -326,6 +327,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if st.dataAt, m.data, err = mapData(img.Data); err != nil {
 		return nil, err
 	}
+	m.dataStack = m.stackWindows(0, len(m.data))
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))
 	for i := range m.hist {

@@ -135,16 +135,21 @@ func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
 	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}, foreign
 }
 
-// inStackArea reports whether some 4-byte window of p holds a value in
-// the stack window (see rebase).
-func (m *Machine) inStackArea(p []byte) bool {
-	lo, n := StackBase-m.st.stackArea, 3*m.st.stackArea
-	for i := 0; i+4 <= len(p); i++ {
-		if p[i+3] == 0 && uint64(le32(p[i:]))-lo <= n {
-			return true
+// stackWindows counts the 4-byte windows of data that overlap the n bytes
+// at off and hold a value in the stack window (see rebase): Machine.dataStack
+// is kept up to date by every store to data.
+func (m *Machine) stackWindows(off uint64, n int) int {
+	lo, width := StackBase-m.st.stackArea, 3*m.st.stackArea
+	first, last := int(off)-3, int(off)+n-1
+	first = max(first, 0)
+	last = min(last, len(m.data)-4)
+	c := 0
+	for i := first; i <= last; i++ {
+		if m.data[i+3] == 0 && uint64(le32(m.data[i:]))-lo <= width {
+			c++
 		}
 	}
-	return false
+	return c
 }
 
 // hashSym is Hash up to a permutation of the workers; ok is false when
@@ -179,7 +184,7 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		}
 		dig[t] = h.sum()
 	}
-	if m.inStackArea(m.data) {
+	if m.dataStack != 0 {
 		return sum, false
 	}
 	var h hasher

@@ -110,6 +110,7 @@ func TestSymmetryIsABisimulation(t *testing.T) {
 				}
 				require.Equal(t, kinds(a.Hazards()), kinds(b.Hazards()))
 				require.True(t, sched.StackSumsHold(a), "the incremental stack hash is the stack's")
+				require.True(t, sched.DataStackHolds(a))
 			}
 			require.True(t, parted, "some permutation changes the exact hash")
 			require.Greater(t, canonical, steps/2, "most states are hashed up to symmetry")

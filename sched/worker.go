@@ -72,9 +72,11 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		if m.readOnly(a, 1) || m.readOnly(a+uint64(size)-1, 1) {
 			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
 		}
+		before := m.stackWindows(off, size)
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
+		m.dataStack += m.stackWindows(off, size) - before
 		return nil
 	}
 	return m.memFault(false, a, size)

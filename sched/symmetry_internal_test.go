@@ -1,0 +1,57 @@
+package sched
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// A value in the stack window that is not an address in its holder's own
+// stack (in data, in a stack word, in a register) makes Hash fall back to
+// the exact hash; an address in the task's own stack, its top included,
+// does not.
+func TestSymmetryFallsBack(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
+	require.NoError(t, err)
+	m, err := New(img, Config{Tasks: 3}, &Program{})
+	require.NoError(t, err)
+	canonical := func() bool { _, ok := m.hashSym(); return ok }
+	require.True(t, canonical())
+	m.cur = 0
+	lo0, hi0 := m.stackRange(0)
+	lo1, _ := m.stackRange(1)
+	require.NotEmpty(t, m.st.dataAt)
+	d := m.st.dataAt[0].addr
+
+	for _, c := range []struct {
+		what  string
+		at    uint64 // where task 0 stores
+		v     uint64
+		exact bool
+	}{
+		{"data: an address in task 1's stack", d + 3, lo1 + 8, true},
+		{"data: an address in task 0's own stack", d + 16, lo0 + 8, true},
+		{"data: a small number", d + 16, 17, false},
+		{"own stack: an address in task 1's stack", hi0 - 8, lo1 + 16, true},
+		{"own stack: just below the stacks", hi0 - 8, StackBase - 4, true},
+		{"own stack: its own top", hi0 - 8, hi0, false},
+		{"own stack: an address in it", hi0 - 8, lo0 + 4, false},
+		{"own stack: far from the stacks", hi0 - 8, 0x2000_0000, false},
+	} {
+		require.NoError(t, m.Store(c.at, 8, c.v, 0), c.what)
+		require.Equal(t, !c.exact, canonical(), c.what)
+		require.NoError(t, m.Store(c.at, 8, 0, 0), c.what)
+		require.True(t, canonical(), c.what)
+	}
+
+	regs := &m.core.(*arm64Core).regs[0]
+	regs.X[3] = lo1 + 8
+	require.False(t, canonical(), "a register holding an address in task 1's stack")
+	regs.X[3] = hi0
+	require.True(t, canonical(), "a register holding its own stack's top")
+	regs.X[3] = ownTag + 8
+	require.False(t, canonical(), "a register holding a value in ownTag's range")
+	regs.X[3] = 0
+}
