@@ -114,7 +114,8 @@ body:
 	atomic { need[p] = false; exited[p] = true }	/* do_exit */
 }
 
-#ifdef TWO_STEP_SCHED
+/* -DTICK_QUIESCES (a mutant for the test): the timer counts for any wait */
+#if defined(TWO_STEP_SCHED) || defined(TICK_QUIESCES)
 active proctype tick()
 {
 end:	do
