@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
+	"github.com/mcountsim/mcountsim/internal/regfile"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -66,27 +65,18 @@ const MaxFileSize = 1 << 20
 // blocking, anything but a regular file (a FIFO, a device, a directory),
 // and reads at most MaxFileSize bytes.
 func ReadFile(path string) (*File, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
+	r, _, err := regfile.Open(path, MaxFileSize)
+	var kind *regfile.KindError
+	var big *regfile.SizeError
+	switch {
+	case errors.As(err, &kind):
 		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
+	case errors.As(err, &big):
+		return nil, fmt.Errorf("%s: %v", path, big)
+	case err != nil:
 		return nil, err
 	}
 	defer r.Close()
-	if st, err = r.Stat(); err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d bytes", path, st.Size(), MaxFileSize)
-	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
 		return nil, err
