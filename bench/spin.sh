@@ -51,7 +51,7 @@ if [ $# -gt 0 ]; then
 	[ -n "$list" ] || { echo "spin.sh: no built-in strategy among: $*" >&2; exit 2; }
 fi
 
-printf '%-19s %-7s | %-24s | %-26s | %-13s | %s\n' "strategy" "arch" "SPIN wall/cpu s, errors" "mcountsim wall/cpu s" "SPIN/mc cpu" "agree"
+printf '%-19s %-7s | %-31s | %-34s | %-11s | %s\n' "strategy" "arch" "SPIN wall/cpu s, errors, states" "mcountsim wall/cpu s, verdict, st." "SPIN/mc cpu" "agree"
 bad=0
 spin_cpu=0 mc_cpu=0
 while read -r arch s; do
@@ -59,7 +59,7 @@ while read -r arch s; do
 	model=bench/models/$arch.pml
 	run=$tmp/$s
 	mkdir "$run"
-	spin_errors=none
+	spin_errors=none spin_states=
 	if [ -f "$model" ]; then
 		cp bench/models/*.pml "$run/"
 		: >"$run/times"
@@ -73,6 +73,7 @@ while read -r arch s; do
 			spin_errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$run/pan.out" | head -1)
 			grep -q 'max search depth too small' "$run/pan.out" && spin_errors=cut
 			[ -n "$spin_errors" ] || spin_errors=none
+			spin_states=$(sed -n 's/^ *\([0-9]*\) states, stored.*/\1/p' "$run/pan.out" | head -1)
 		fi
 		read -r spin_w spin_c < <(sum "$run/times")
 	else
@@ -82,6 +83,8 @@ while read -r arch s; do
 	code=0
 	timed "$run/mctimes" "$mc" check --arch "$arch" --strategy "$s" >"$run/mc.out" 2>&1 || code=$?
 	read -r mc_w mc_c < <(sum "$run/mctimes")
+	# branching states of the search (the first bound to meet a hazard is not counted)
+	mc_states=$(grep -o '[0-9]* branching states' "$run/mc.out" | head -1 | cut -d' ' -f1 || true)
 	case $code in 0) verdict=SAFE ;; 1) verdict=UNSAFE ;; 3) verdict=INCOMPLETE ;; *) verdict="error($code)" ;; esac
 	agree=no
 	if { [ "$spin_errors" = 0 ] && [ "$verdict" = SAFE ]; } || { [ "$spin_errors" = 1 ] && [ "$verdict" = UNSAFE ]; }; then
@@ -94,8 +97,8 @@ while read -r arch s; do
 	cut) spin_v="depth cut" ;;
 	*) spin_v="errors: $spin_errors" ;;
 	esac
-	printf '%-19s %-7s | %5s %5s %-12s | %5s %5s %-14s | %-13s | %s\n' \
-		"$s" "$arch" "$spin_w" "$spin_c" "$spin_v" "$mc_w" "$mc_c" "$verdict" "$(ratio "$spin_c" "$mc_c")" "$agree"
+	printf '%-19s %-7s | %5s %5s %-12s %6s | %5s %5s %-10s %7s | %-11s | %s\n' \
+		"$s" "$arch" "$spin_w" "$spin_c" "$spin_v" "${spin_states:--}" "$mc_w" "$mc_c" "$verdict" "${mc_states:--}" "$(ratio "$spin_c" "$mc_c")" "$agree"
 	spin_cpu=$(echo "$spin_cpu + $spin_c" | bc -l)
 	mc_cpu=$(echo "$mc_cpu + $mc_c" | bc -l)
 done <<<"$list"
