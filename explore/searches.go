@@ -43,6 +43,9 @@ type ExhaustiveSearch struct {
 	Budget
 	// Reduction selects the state-space reduction (default ReduceFull).
 	Reduction Reduction
+	// NoSymmetry turns off the task symmetry of the visited set
+	// (Options.NoSymmetry).
+	NoSymmetry bool
 	// Workers: goroutines that search (default all CPUs); the result does
 	// not depend on it.
 	Workers int
@@ -81,7 +84,7 @@ func (b Budget) into(o *Options) {
 
 // Options returns s as the Options of Check.
 func (s ExhaustiveSearch) Options() Options {
-	o := Options{Search: Exhaustive, Bound: s.Bound, Reduction: s.Reduction, Workers: s.Workers, Shard: s.Shard, Exchange: s.Exchange,
+	o := Options{Search: Exhaustive, Bound: s.Bound, Reduction: s.Reduction, NoSymmetry: s.NoSymmetry, Workers: s.Workers, Shard: s.Shard, Exchange: s.Exchange,
 		Progress: s.Progress, ProgressEvery: s.Every}
 	s.Budget.into(&o)
 	return o
