@@ -26,9 +26,10 @@ const (
 	MissedPreemption      // preemption re-enabled to count 0 with need_resched set, and the task ran on without scheduling
 	LostEvent             // a traced call whose callback recorded no event (a hazard only when lossless tracing is asked for)
 	Escape                // a task left a function other than by returning: a branch out of it (not a call, a return or a tail call), or an exit with calls still pending
+	WrongResult           // a traced call returned (or stored) something other than the uninstrumented reference run's (results.go)
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx", "sched-recursion", "missed-preemption", "lost-event", "escape"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx", "sched-recursion", "missed-preemption", "lost-event", "escape", "wrong-result"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -21,6 +21,9 @@ type compiled struct {
 	// stats collects the tracer kernel's lost events over every machine
 	// of the check (tracer.go).
 	stats *sched.TracerStats
+	// ref is the uninstrumented reference run's results (results.go),
+	// compared with every run when ref.Compared.
+	ref *detect.Results
 }
 
 // compile validates sc, links its text and compiles its strategy.
@@ -47,6 +50,9 @@ func compile(sc Scenario) (*compiled, error) {
 	if _, err := c.machine(false, false); err != nil {
 		return nil, err
 	}
+	if c.ref, err = c.reference(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -64,12 +70,19 @@ func (s Scenario) Machine(record bool) (*sched.Machine, error) {
 // machine builds a fresh machine in the initial state. record keeps a full
 // trace; unreduced turns off the machine's partial-order reduction.
 func (c *compiled) machine(record, unreduced bool) (*sched.Machine, error) {
+	return sched.New(c.img, c.config(record, unreduced, false), c.prog)
+}
+
+// config is the machine configuration of c; results records the run's
+// results (results.go).
+func (c *compiled) config(record, unreduced, results bool) sched.Config {
 	s := c.sc
-	return sched.New(c.img, sched.Config{
+	return sched.Config{
 		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced,
 		NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
 		IRQBound: s.irqBound(), Lossless: s.Lossless, TracerStats: c.stats,
-	}, c.prog)
+		Reference: c.ref, RecordResults: results,
+	}
 }
 
 // A chooser decides a run: at every step it picks one of the options the

@@ -41,7 +41,11 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := replay(sc, s, opts.bound(), true, !opts.Reduction.por())
+	c, err := compile(sc)
+	if err != nil {
+		return nil, err
+	}
+	run, err := c.replay(s, opts.bound(), true, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +63,9 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 		res.Reason = run.Machine.BudgetText()
 	}
 	res.Space.Description = "one schedule, replayed"
+	if err := c.withReturns(res, opts.bound()); err != nil {
+		return nil, err
+	}
 	tracerResult(res, sc, nil, run.Machine)
 	return res, nil
 }

@@ -33,6 +33,9 @@ type core interface {
 	// arg returns argument i (0 or 1) of a call as task t sees it now:
 	// the tracer hook reads (ip, parent ip) from there.
 	arg(t int8, i int) uint64
+	// ret returns task t's return-value register (ARM r0, x86 rax,
+	// RISC-V a0, arm64 x0): the wrong-result detector (results.go).
+	ret(t int8) uint64
 	// reg returns register r (the ISA's own number) of task t.
 	reg(t int8, r int) uint64
 	// hashTask feeds task t's registers to h.

@@ -45,7 +45,13 @@
 // shadow stack, the register each stack slot was written from, the
 // provenance of the bytes of each instruction fetched (torn fetches, the
 // concurrent-modification rule), and site passes. They never see a
-// strategy: the patcher runs a Program of plain operations. Events and
+// strategy: the patcher runs a Program of plain operations. The
+// wrong-result detector (results.go) compares each worker's returns from
+// traced functions (the core's return register) and its stores outside the
+// stacks inside traced calls with an uninstrumented reference run's
+// (Config.Reference, shared and immutable), only where the reference's
+// results cannot depend on the schedule (the rule and its proof are in
+// detect/results.go); its state is a counter pair per task, in Hash. Events and
 // hazards carry typed fields (the operation and its label, a hazard's kind,
 // the stack slot, the error behind a fault), recorded only in Record mode.
 //

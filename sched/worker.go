@@ -44,8 +44,14 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 		}
 	case a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)):
 		mem = m.text[a-m.img.Base:]
+		if m.res != nil {
+			m.resultLoad(m.cur, a, size, true) // results.go
+		}
 	case ok:
 		mem = m.data[off:]
+		if m.res != nil {
+			m.resultLoad(m.cur, a, size, false)
+		}
 	default:
 		return 0, m.memFault(true, a, size)
 	}
@@ -74,6 +80,9 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		}
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
+		}
+		if m.ref != nil || m.res != nil {
+			m.resultStore(m.cur, m.core.pc(m.cur), a, size, v) // results.go
 		}
 		return nil
 	}
@@ -335,6 +344,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 		m.checkCall(c, t, pc, target)
 	case isa.FlowReturn:
 		k, f := task.Shadow.Return(target, spAfter)
+		if k == detect.None && (m.ref != nil || m.res != nil) {
+			m.tracedReturn(c, t, pc, f) // results.go
+		}
 		switch k {
 		case detect.BadReturn:
 			want := "no call is pending"
@@ -457,6 +469,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 		m.enqueue(t)
 	case kernel.HookExit:
 		m.checkExit(c, t, pc) // integrity.go
+		if m.ref != nil {
+			m.resultExit(c, t, pc) // results.go
+		}
 		m.exit(c, t)
 	}
 }
