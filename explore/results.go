@@ -137,7 +137,7 @@ func (c *compiled) withReturns(res *Result, bound int) error {
 		run = res.Replay.Machine.Results()
 		note = "values of the run shown"
 		if res.Verdict == Unsafe && res.Mode != "replay" {
-			note = fmt.Sprintf("values of the counterexample, replayed to %d steps past its hazard", AfterHazard)
+			note = fmt.Sprintf("values of the counterexample, replayed until it ends or %d steps past its first hazard", AfterHazard)
 		}
 	default:
 		m, err := sched.New(c.img, c.config(false, false, true), c.prog)
@@ -148,8 +148,8 @@ func (c *compiled) withReturns(res *Result, bound int) error {
 			return err
 		}
 		run = m.Results()
-		note = "values of the default run (no preemption)"
-		if res.Verdict == Safe {
+		note = "values of the default run, no preemption"
+		if res.Verdict == Safe && c.ref.Compared {
 			note += "; every explored run returned the reference's values"
 		}
 	}
