@@ -2,7 +2,10 @@
 // observers: they are fed execution events (calls, returns, loads into
 // control registers, instruction fetches with the provenance of their bytes)
 // and keep their own small, copyable state. They never see a strategy, its
-// name, or anything but what the executing code did.
+// name, or anything but what the executing code did. The wrong-result
+// detector's reference (results.go) is what the same workload did in one
+// uninstrumented run; runs are compared with it only where its results
+// cannot depend on the schedule, by the rule proved there.
 //
 // Imports: the standard library only.
 package detect

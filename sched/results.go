@@ -118,6 +118,9 @@ func (m *Machine) tracedReturn(c, t int8, pc uint64, f detect.Frame) {
 		return
 	}
 	want, k, ok := m.ref.NextReturn(int(t), &task.Results)
+	if ok && want.Func == f.Callee && want.Value == got.Value && want.Stores == got.Stores {
+		return // the common case: no allocation
+	}
 	call := func(fn uint64) string {
 		return fmt.Sprintf("%s (task %d's traced call %d of %d, returning to %#x <%s>)", m.fnName(fn), t, k+1, m.ref.Len(int(t)), f.Ret, nameOr(m.img.Name(f.Ret), "no symbol"))
 	}
@@ -168,13 +171,16 @@ func (m *Machine) resultStore(t int8, pc, a uint64, size int, v uint64) {
 	}
 	task := &m.tasks[t]
 	want, k, ok := m.ref.NextStore(int(t), &task.Results)
-	what := fmt.Sprintf("%s stored %d byte(s) of %#x at %#x (task %d's data store %d inside traced calls)", m.fnName(fn), size, v, a, t, k+1)
-	switch {
-	case !ok:
-		m.hazard(detect.WrongResult, int(m.tasks[t].CPU), int(t), pc, what+"; the uninstrumented reference run made no such store")
-	case want != got:
-		m.hazard(detect.WrongResult, int(m.tasks[t].CPU), int(t), pc, fmt.Sprintf("%s; expected %s to store %d byte(s) of %#x at %#x, as the uninstrumented reference run did", what, m.fnName(want.Func), want.Size, want.Value, want.Addr))
+	if ok && want == got {
+		return
 	}
+	detail := fmt.Sprintf("%s stored %d byte(s) of %#x at %#x (task %d's data store %d inside traced calls)", m.fnName(fn), size, v, a, t, k+1)
+	if ok {
+		detail += fmt.Sprintf("; expected %s to store %d byte(s) of %#x at %#x, as the uninstrumented reference run did", m.fnName(want.Func), want.Size, want.Value, want.Addr)
+	} else {
+		detail += "; the uninstrumented reference run made no such store"
+	}
+	m.hazard(detect.WrongResult, int(m.tasks[t].CPU), int(t), pc, detail)
 }
 
 // resultLoad notes, in a recording machine, that task t read size bytes at
