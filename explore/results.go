@@ -133,8 +133,8 @@ func (c *compiled) withReturns(res *Result, bound int) error {
 	var run *detect.Results
 	note := ""
 	switch {
-	case res.Replay != nil && res.Replay.Machine != nil:
-		run = res.Replay.Machine.Results()
+	case res.Replay.Drawn():
+		run = res.Replay.Results
 		note = "values of the run shown"
 		if res.Verdict == Unsafe && res.Mode != "replay" {
 			note = fmt.Sprintf("values of the counterexample, replayed until it ends or %d steps past its first hazard", AfterHazard)

@@ -81,23 +81,13 @@ type armText struct{ *asm }
 func (a armText) w(x arm.Word) { a.emit(x.Bytes()) }
 
 // ok returns x, failing the build when it could not be encoded.
-func (a armText) ok(x arm.Word, fine bool) arm.Word {
-	if !fine {
-		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
-	}
-	return x
-}
+func (a armText) ok(x arm.Word, fine bool) arm.Word { return encoded(a.asm, x, fine) }
 
 // call emits a bl to target, resolved once every symbol is placed.
 func (a armText) call(target string) {
-	pc := uint32(a.pc())
-	a.w(0) // placeholder
-	a.later(func() {
-		x, fine := arm.BL(pc, uint32(a.addr(target)))
-		if !fine {
-			a.fail("kernel: bl %s out of range", target)
-		}
-		copy(a.img.Text[uint64(pc)-a.img.Base:], x.Bytes())
+	a.callLater("bl", target, make([]byte, 4), func(pc, to uint64) ([]byte, bool) {
+		x, fine := arm.BL(uint32(pc), uint32(to))
+		return x.Bytes(), fine
 	})
 }
 

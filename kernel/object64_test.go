@@ -256,6 +256,9 @@ var verdicts64 = []struct {
 
 // testVerdicts64 checks the verdicts of verdicts64 for arch.
 func testVerdicts64(t *testing.T, arch kernel.Arch) {
+	if raceEnabled {
+		t.Skip("exhaustive searches: too slow under the race detector")
+	}
 	for _, c := range verdicts64 {
 		if c.arch != arch {
 			continue

@@ -338,6 +338,9 @@ func TestObjectARMFrames(t *testing.T) {
 // TestObjectX86TornFetch is acceptance 2: plain-write tears a fetch of a
 // real site, with -mfentry and with plain -pg; text-poke-bp is safe.
 func TestObjectX86TornFetch(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exhaustive searches: too slow under the race detector")
+	}
 	// leaf keeps both searches within a second (the hazard and the
 	// proof do not depend on the frame on x86-64).
 	args := []int64{7, 5}

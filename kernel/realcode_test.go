@@ -205,6 +205,9 @@ func (anyMem) Store(uint64, int, uint64, uint8) error  { return nil }
 // divide, use lr as scratch and loop long (jmp-over on ARM, text-poke-bp
 // on x86-64).
 func TestRealCodeStrategies(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exhaustive searches: too slow under the race detector")
+	}
 	for _, c := range []struct {
 		file, fn, strategy string
 		args               []int64

@@ -361,26 +361,14 @@ func (a rvText) align4() {
 }
 
 // ok returns x, failing the build when it could not be encoded.
-func (a rvText) ok(x riscv.Word, fine bool) riscv.Word {
-	if !fine {
-		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
-	}
-	return x
-}
+func (a rvText) ok(x riscv.Word, fine bool) riscv.Word { return encoded(a.asm, x, fine) }
 
 // call emits the call pseudo-instruction, auipc link + jalr link, to
 // target, resolved once every symbol is placed.
 func (a rvText) call(link int, target string) {
-	pc := a.pc()
-	a.w(0)
-	a.w(0)
-	a.later(func() {
-		au, jr, fine := riscv.Call(link, pc, a.addr(target))
-		if !fine {
-			a.fail("kernel: call %s out of range", target)
-		}
-		copy(a.img.Text[pc-a.img.Base:], au.Bytes())
-		copy(a.img.Text[pc-a.img.Base+4:], jr.Bytes())
+	a.callLater("call", target, make([]byte, 8), func(pc, to uint64) ([]byte, bool) {
+		au, jr, fine := riscv.Call(link, pc, to)
+		return append(au.Bytes(), jr.Bytes()...), fine
 	})
 }
 

@@ -89,15 +89,7 @@ func (a x86Text) b(p ...byte) { a.emit(p) }
 
 // call emits a call rel32 to target, resolved once every symbol is placed.
 func (a x86Text) call(target string) {
-	pc := a.pc()
-	a.b(0xe8, 0, 0, 0, 0)
-	a.later(func() {
-		enc, ok := x86.CallRel32(pc, a.addr(target))
-		if !ok {
-			a.fail("kernel: call %s out of range", target)
-		}
-		copy(a.img.Text[pc-a.img.Base:], enc)
-	})
+	a.callLater("call", target, []byte{0xe8, 0, 0, 0, 0}, x86.CallRel32)
 }
 
 // jcc emits a conditional branch back to loop.

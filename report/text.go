@@ -170,16 +170,16 @@ func writeRun(p *printer, res *explore.Result) {
 				}
 			}
 		}
-		if m := run.Machine; m != nil {
+		if run.Drawn() {
 			p.f("  writes to those sites during the run:\n")
-			for _, wr := range m.Writes() {
+			for _, wr := range run.Writes {
 				for _, sp := range run.Explanation {
-					if wr.Store.Site >= 0 && m.Image().Sites[wr.Store.Site].Addr == sp.Site {
+					if wr.Store.Site >= 0 && run.Image.Sites[wr.Store.Site].Addr == sp.Site {
 						where := "at boot"
 						if wr.Transition > 0 {
 							where = fmt.Sprintf("at step %d on cpu%d (%s)", wr.Step, wr.CPU, wr.Label)
 						}
-						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, m.Image().Name(wr.Store.Addr), m.DescribeStore(wr.Store))
+						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, run.Image.Name(wr.Store.Addr), describe(run, wr.Store))
 					}
 				}
 			}
@@ -339,3 +339,6 @@ func writeReturns(p *printer, sc *explore.Scenario, res *explore.Result) {
 		p.f("  worker%d call %d: %s, returning to %s: %s; reference %s%s\n", r.Task, r.Call, r.Function, r.Caller, val(r.Value), val(r.Reference), mark)
 	}
 }
+
+// describe renders the bytes of a store as the run's ISA disassembles them.
+func describe(run *explore.Run, s sched.Store) string { return run.Describe(s.Addr, s.Bytes) }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -125,10 +124,7 @@ func runCost(args []string, stdout, stderr io.Writer) int {
 	cpus := fs.String("cpus", "", "comma-separated CPUs to predict cycles for (default: the arch's, see the cost package)")
 	noCycles := fs.Bool("no-cycles", false, "do not run llvm-mca")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprint(stdout, costUsage)
-			fs.PrintDefaults()
+		if helpRequested(err, fs, stdout, costUsage, "") {
 			return 0
 		}
 		return fail("%v (see mcountsim cost --help)", err)
