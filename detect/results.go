@@ -98,3 +98,30 @@ func (r *Results) Len(t int) int {
 	}
 	return len(r.Tasks[t].Returns)
 }
+
+// Symmetric reports whether the detector treats every worker alike: it
+// compares nothing, or every task's reference results are the same (a
+// state-space reduction that swaps tasks must not swap two tasks that owe
+// different results).
+func (r *Results) Symmetric() bool {
+	if r == nil || !r.Compared {
+		return true
+	}
+	for i := 1; i < len(r.Tasks); i++ {
+		a, b := r.Tasks[0], r.Tasks[i]
+		if len(a.Returns) != len(b.Returns) || len(a.Stores) != len(b.Stores) {
+			return false
+		}
+		for k := range a.Returns {
+			if a.Returns[k] != b.Returns[k] {
+				return false
+			}
+		}
+		for k := range a.Stores {
+			if a.Stores[k] != b.Stores[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
