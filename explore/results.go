@@ -136,8 +136,8 @@ func (c *compiled) withReturns(res *Result, bound int) error {
 	case res.Replay.Drawn():
 		run = res.Replay.Results
 		note = "values of the run shown"
-		if res.Verdict == Unsafe && res.Mode != "replay" {
-			note = fmt.Sprintf("values of the counterexample, replayed until it ends or %d steps past its first hazard", AfterHazard)
+		if res.Hazard != nil {
+			note = fmt.Sprintf("values of the run shown, replayed until it ends or %d steps past its first hazard", AfterHazard)
 		}
 	default:
 		m, err := sched.New(c.img, c.config(false, false, true), c.prog)

@@ -43,9 +43,10 @@ func writeText(w io.Writer, sc *explore.Scenario, opts explore.Options, res *exp
 		p.f("stopped:  %s\n", res.Reason)
 	}
 	if res.Replay != nil {
-		writeRun(p, res)
+		writeRun(p, sc, res)
+	} else {
+		writeReturns(p, sc, res)
 	}
-	writeReturns(p, sc, res)
 	if res.Verdict == explore.Unsafe || res.Mode == "replay" && res.Hazard != nil {
 		if sc == nil {
 			p.f("\nschedule: %q  (replay: mcountsim replay --schedule %q plus the same flags)\n", res.Schedule, res.Schedule)
@@ -142,7 +143,7 @@ func taskName(run *explore.Run, t int) string {
 	return fmt.Sprintf("worker%d", t)
 }
 
-func writeRun(p *printer, res *explore.Result) {
+func writeRun(p *printer, sc *explore.Scenario, res *explore.Result) {
 	run := res.Replay
 	if len(run.Hazards) > 0 {
 		h := run.Hazards[0]
@@ -185,6 +186,7 @@ func writeRun(p *printer, res *explore.Result) {
 			}
 		}
 	}
+	writeReturns(p, sc, res)
 	p.f("\ntrace (%d steps, %d preemptions):\n", run.Steps, run.Preemptions)
 	if t := OmittedText(run); t != "" {
 		p.f("(%s)\n", t)

@@ -71,7 +71,7 @@ func TestCheckObjectWrongResult(t *testing.T) {
 	require.Equal(t, 1, code, stderr)
 	assert.Contains(t, out, "hazard:   wrong-result at step 123 on cpu0, worker0, pc 0x8094 <lcm+0x2c>\n"+
 		"          lcm (task 0's traced call 2 of 4, returning to 0x8014 <worker+0x14>) returned 0x0 (0); expected 0x2a (42), the uninstrumented reference run's value\n")
-	assert.Contains(t, out, "          values of the counterexample, replayed until it ends or 400 steps past its first hazard\n")
+	assert.Contains(t, out, "          values of the run shown, replayed until it ends or 400 steps past its first hazard\n")
 	assert.Contains(t, out, "  worker0 call 1: gcd_mod, returning to lcm+0x18: 3 (0x3); reference 3 (0x3)\n")
 	assert.Contains(t, out, "  worker0 call 2: lcm, returning to worker+0x14: 0 (0x0); reference 42 (0x2a)  DIFFERS\n")
 
