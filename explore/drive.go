@@ -87,7 +87,7 @@ func (c *compiled) config(record, unreduced, results bool) sched.Config {
 	return sched.Config{
 		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced,
 		NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
-		IRQBound: s.irqBound(), Lossless: s.Lossless, TracerStats: c.stats,
+		IRQBound: s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
 		Reference: c.ref, RecordResults: results,
 	}
 }

@@ -105,16 +105,9 @@ func (a armText) services() {
 	w(arm.LdrImm(arm.LR, arm.SP, 4))
 	w(arm.LdrPost(arm.PC, arm.SP, 8))
 
-	hook := func(name string, kind HookKind, then arm.Word) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		w(arm.Nop())
-		w(then)
-	}
-	hook("trace_function", HookTrace, arm.BX(arm.LR))
-	hook("schedule", HookSchedule, arm.BX(arm.LR))
-	pc := uint32(a.pc()) + 4
-	hook("do_exit", HookExit, ok(arm.B(pc, pc)))
+	a.hooks(arm.Nop().Bytes(), arm.BX(arm.LR).Bytes(), func(pc uint64) []byte {
+		return ok(arm.B(uint32(pc), uint32(pc))).Bytes()
+	})
 }
 
 func funcName(i int) string { return fmt.Sprintf("f%d", i) }

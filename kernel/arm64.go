@@ -224,17 +224,10 @@ func (a arm64Text) services(prologue string) {
 	a.sym("_mcount")
 	w(arm64.Ret(arm64.LR))
 
-	hook := func(name string, kind HookKind, then arm64.Word) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		w(arm64.Nop())
-		w(then)
-	}
-	hook("trace_function", HookTrace, arm64.Ret(arm64.LR))
-	hook("schedule", HookSchedule, arm64.Ret(arm64.LR))
-	pc := a.pc() + 4
-	b, _ := arm64.B(pc, pc)
-	hook("do_exit", HookExit, b)
+	a.hooks(arm64.Nop().Bytes(), arm64.Ret(arm64.LR).Bytes(), func(pc uint64) []byte {
+		b, _ := arm64.B(pc, pc)
+		return b.Bytes()
+	})
 
 	if len(data) == 0 {
 		return

@@ -286,6 +286,25 @@ func (a *asm) callLater(what, target string, placeholder []byte, enc func(pc, to
 	})
 }
 
+// hooks emits the hook stubs every text ends with: trace_function and
+// schedule, each the hook's nop then ret, and do_exit, its nop then self(pc),
+// a branch to itself at pc.
+func (a *asm) hooks(nop, ret []byte, self func(pc uint64) []byte) {
+	for _, h := range []struct {
+		name string
+		kind HookKind
+	}{{"trace_function", HookTrace}, {"schedule", HookSchedule}, {"do_exit", HookExit}} {
+		a.sym(h.name)
+		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: h.kind})
+		a.emit(nop)
+		if h.kind == HookExit {
+			a.emit(self(a.pc()))
+		} else {
+			a.emit(ret)
+		}
+	}
+}
+
 // encoded returns x, failing the build when it could not be encoded.
 func encoded[W fmt.Stringer](a *asm, x W, fine bool) W {
 	if !fine {

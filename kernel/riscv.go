@@ -129,16 +129,10 @@ func (a rvText) services(era string) {
 		w(riscv.Ret())
 	}
 	a.trampolines(era)
-	hook := func(name string, kind HookKind, then riscv.Word) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		w(riscv.Nop())
-		w(then)
-	}
-	hook("trace_function", HookTrace, riscv.Ret())
-	hook("schedule", HookSchedule, riscv.Ret())
-	j, _ := riscv.Jal(riscv.Zero, a.pc()+4, a.pc()+4)
-	hook("do_exit", HookExit, j)
+	a.hooks(riscv.Nop().Bytes(), riscv.Ret().Bytes(), func(pc uint64) []byte {
+		j, _ := riscv.Jal(riscv.Zero, pc, pc)
+		return j.Bytes()
+	})
 
 	data := make([]byte, 16) // function_trace_op (the ops pointer, unused by the hook), ftrace_call_dest
 	a.later(func() { binary.LittleEndian.PutUint64(data[8:], a.addr("trace_function")) })

@@ -120,14 +120,8 @@ func (a x86Text) services() {
 	a.emit(x86.Pop(x86.RDI))
 	a.emit(x86.Ret())
 
-	hook := func(name string, kind HookKind, then []byte) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		a.b(0x90)
-		a.emit(then)
-	}
-	hook("trace_function", HookTrace, x86.Ret())
-	hook("schedule", HookSchedule, x86.Ret())
-	jmp, _ := x86.JmpRel8(a.pc()+1, a.pc()+1)
-	hook("do_exit", HookExit, jmp)
+	a.hooks([]byte{0x90}, x86.Ret(), func(pc uint64) []byte {
+		jmp, _ := x86.JmpRel8(pc, pc)
+		return jmp
+	})
 }

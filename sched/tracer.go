@@ -479,12 +479,12 @@ func (m *Machine) tiAccess(pc uint64) bool {
 // thread_info, and:
 //   - no interrupt may be taken on t's CPU now (its interrupts are
 //     masked, or the interrupt bound is spent and no reschedule IPI is
-//     pending there);
+//     pending there), and no NMI (nmiOK);
 //   - for flags and preempt_count stores, no remote wakeup may come
 //     either (the bound is spent), and for flags and cpu, t must not be
 //     preemptible now (a preemption clears need_resched and may move t);
-//   - a store must leave whether t may take an interrupt and whether it
-//     may be preempted as they were.
+//   - a store must leave whether t may take an interrupt or an NMI and
+//     whether it may be preempted as they were.
 func (m *Machine) tiLocal(t int8, pc uint64) bool {
 	ac, ok := m.core.(*armCore)
 	if !ok {
@@ -517,7 +517,7 @@ func (m *Machine) tiLocal(t int8, pc uint64) bool {
 	c := m.tasks[t].CPU
 	spent := int(m.tr.irqs) >= m.cfg.IRQBound
 	count, mask := m.tiGet(t, kernel.TIPreemptCount), m.tiGet(t, kernel.TIIRQsOff)
-	irqOK := func(mask uint32) bool { return mask == 0 && (!spent || m.tr.resched&(1<<c) != 0) }
+	irqOK := func(mask uint32) bool { return mask == 0 && (!spent || m.tr.resched&(1<<c) != 0) || m.nmiOK(count) }
 	preemptOK := func(count, mask uint32) bool { return t < m.patcher && count == 0 && mask == 0 }
 	if irqOK(mask) {
 		return false
@@ -548,7 +548,7 @@ func (m *Machine) tiLocal(t int8, pc uint64) bool {
 	nv := old&keep | v<<sh&^keep
 	switch w {
 	case kernel.TIPreemptCount:
-		return preemptOK(nv, mask) == preemptOK(count, mask)
+		return preemptOK(nv, mask) == preemptOK(count, mask) && m.nmiOK(nv) == m.nmiOK(count)
 	case kernel.TIIRQsOff:
 		return irqOK(nv) == irqOK(mask) && preemptOK(count, nv) == preemptOK(count, mask)
 	}

@@ -1,6 +1,8 @@
 // Package isatest holds what the tests of the ISA packages (isa/arm,
 // isa/arm64, isa/riscv) share: the differential test of an executor
-// against qemu-user (Harness, Diff).
+// against qemu-user (Harness, Diff), a recording isa.Bus (Bus) and a plain
+// one for benchmarks (SliceBus, BenchRun), and the parser of objdump -D
+// that the encoder cross-checks read (ParseObjdump).
 //
 // A differential test builds testdata/qemu/harness.c of its package with
 // the cross gcc into a static program that reads fixed-size cases on
@@ -9,7 +11,7 @@
 // the executor's. What a case is, how it is drawn, and how it runs through
 // the executor stay in the ISA package.
 //
-// Imports: internal/oracle and the standard library; only tests
+// Imports: isa, internal/oracle and the standard library; only tests
 // import isatest.
 package isatest
 

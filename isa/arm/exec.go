@@ -336,10 +336,11 @@ func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	return isa.FlowNext, nil
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
+// address returns the base register's value, the offset and the address
+// of the memory operand m (the base alone when it is post-indexed) with
+// the registers r.
+func (r *Regs) address(m *armasm.Mem) (base, off, addr uint32) {
+	base = r.read(uint8(m.Base))
 	if m.Sign != 0 {
 		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
 		if m.Sign < 0 {
@@ -348,10 +349,16 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 	} else {
 		off = uint32(int32(m.Offset))
 	}
-	addr := base
+	addr = base
 	if m.Mode != armasm.AddrPostIndex {
 		addr = base + off
 	}
+	return base, off, addr
+}
+
+func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+	m := &inst.Mem
+	base, off, addr := r.address(m)
 	size := 4
 	switch x {
 	case xLDRB, xSTRB, xLDRSB:
@@ -523,21 +530,7 @@ func memAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
 		return 0, 0, false
 	}
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
-	if m.Sign != 0 {
-		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
-		if m.Sign < 0 {
-			off = -off
-		}
-	} else {
-		off = uint32(int32(m.Offset))
-	}
-	addr = base
-	if m.Mode != armasm.AddrPostIndex {
-		addr = base + off
-	}
+	_, _, addr = r.address(&inst.Mem)
 	size = 4
 	switch x {
 	case xLDRB, xSTRB, xLDRSB:

@@ -511,8 +511,8 @@ func execGo(c *qcase) (qresult, error) {
 	r.R[PC] = 0x8000
 	r.N, r.Z, r.C, r.V = c.cpsr&(1<<31) != 0, c.cpsr&(1<<30) != 0, c.cpsr&(1<<29) != 0, c.cpsr&(1<<28) != 0
 	bus := newFakeBus(qemuMem, qemuMem+qemuMemSize)
-	bus.record = false
-	copy(bus.mem, c.mem[:])
+	bus.Record = false
+	copy(bus.Mem, c.mem[:])
 	inst, err := Decode(r.R[PC], c.w)
 	if err != nil {
 		return qresult{}, err
@@ -531,7 +531,7 @@ func execGo(c *qcase) (qresult, error) {
 			out.cpsr |= 1 << (31 - i)
 		}
 	}
-	copy(out.mem[:], bus.mem)
+	copy(out.mem[:], bus.Mem)
 	return out, nil
 }
 

@@ -412,8 +412,8 @@ type formKey struct {
 func execGo(c *qcase, seen map[formKey]int) (qresult, error) {
 	r := Regs{X: c.x, PC: c.pc}
 	bus := newFakeBus(qemuMem, qemuMem+qemuMemSize)
-	bus.record = false
-	copy(bus.mem, c.mem[:])
+	bus.Record = false
+	copy(bus.Mem, c.mem[:])
 	cache := NewCache(c.pc, qemuCodeSize)
 	for steps := 0; r.PC >= c.pc && r.PC < c.pc+uint64(c.n); steps++ {
 		if steps == 8 {
@@ -446,7 +446,7 @@ func execGo(c *qcase, seen map[formKey]int) (qresult, error) {
 	default:
 		return qresult{}, fmt.Errorf("pc %#x is no landing point", pc)
 	}
-	copy(out.mem[:], bus.mem)
+	copy(out.mem[:], bus.Mem)
 	return out, nil
 }
 
