@@ -80,17 +80,17 @@ func (m *Machine) applyIRQ(a Action) {
 		m.tiSet(t, kernel.TIFlags, m.tiGet(t, kernel.TIFlags)|kernel.TIFNeedResched)
 		m.tr.resched |= 1 << c
 		m.rvEvent(rv.NeedResched, -1, t, false)
-		m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a remote wakeup sets need_resched and sends a reschedule IPI"})
+		m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a remote wakeup sets need_resched and sends a reschedule IPI", Vector: "wake", State: m.tiState(t)})
 		return
 	}
-	what, entry := "timer interrupt", m.tr.lay.IRQEntry
+	what, entry, vector := "timer interrupt", m.tr.lay.IRQEntry, "timer"
 	switch a.Task {
 	case kernel.IRQResched:
 		m.tr.resched &^= 1 << c
-		what = "reschedule IPI"
+		what, vector = "reschedule IPI", "resched-ipi"
 	case kernel.IRQNMI:
 		m.tr.irqs++
-		what, entry = "NMI", m.tr.lay.NMIEntry
+		what, entry, vector = "NMI", m.tr.lay.NMIEntry, "nmi"
 	default:
 		m.tr.irqs++
 	}
@@ -115,11 +115,12 @@ func (m *Machine) applyIRQ(a Action) {
 	// NMI may arrive with interrupts masked) and the vector.
 	prev := m.tiGet(t, kernel.TIIRQsOff)
 	m.storeStack(uint64(sp)+68, 4, uint64(prev|uint32(a.Task)<<8), 0xfe)
-	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: what + ": the CPU enters " + m.img.Name(entry) + " (interrupts off)"})
+	pc := uint64(r.R[arm.PC])
 	r.R[arm.SP] = sp
 	r.R[arm.R0] = uint32(a.Task)
 	r.R[arm.PC] = uint32(entry)
 	m.tiSet(t, kernel.TIIRQsOff, 1)
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: pc, Text: what + ": the CPU enters " + m.img.Name(entry) + " (interrupts off)", Vector: vector, State: m.tiState(t)})
 	m.tr.prevOff[t] = 1
 	if a.Task != kernel.IRQNMI {
 		// An NMI is no irq_disable and no irq_handler_entry.
@@ -154,10 +155,27 @@ func (m *Machine) irqReturn(c, t int8) {
 	m.tr.prevOff[t] = 0
 	m.tr.offRun[t] = 0
 	m.rvEvent(rv.IRQEnable, c, t, false)
-	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)"})
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)", Vector: "return", State: m.tiState(t)})
 	if m.shape.excSync {
 		m.syncCPU(c, "returning from an interrupt")
 	}
+}
+
+// tiState is task t's thread_info as reports show it (Record mode).
+func (m *Machine) tiState(t int8) *TIState {
+	if !m.cfg.Record || t < 0 || t >= m.patcher {
+		return nil
+	}
+	return &TIState{PreemptCount: m.tiGet(t, kernel.TIPreemptCount), NeedResched: m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched != 0, IRQsOff: !m.irqsOn(t)}
+}
+
+// stateEvent records a change of task t's thread_info by the text at pc.
+func (m *Machine) stateEvent(c, t int8, pc uint64, what string) {
+	if !m.cfg.Record {
+		return
+	}
+	s := m.tiState(t)
+	m.event(Event{Kind: EvState, CPU: int(c), Task: int(t), PC: pc, Where: m.img.Name(pc), Text: what + ": " + s.String(), State: s})
 }
 
 // nmiOK reports whether an NMI may arrive now on a CPU whose task has
@@ -177,7 +195,7 @@ func (m *Machine) nmiReturn(c, t int8, mask uint32) {
 	if mask == 0 {
 		m.tr.offRun[t] = 0
 	}
-	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the NMI"})
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the NMI", Vector: "return", State: m.tiState(t)})
 	if m.shape.excSync {
 		m.syncCPU(c, "returning from an NMI")
 	}

@@ -196,6 +196,9 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 		v := m.tiGet(t, off)
 		was := m.tr.prevCount[t]
 		m.tr.prevCount[t] = v
+		if was != v {
+			m.stateEvent(c, t, pc, "preempt_count")
+		}
 		if _, ok := m.tr.tp[pc]; ok && (was&kernel.PreemptMask == 0) != (v&kernel.PreemptMask == 0) {
 			k := rv.PreemptEnable
 			if v&kernel.PreemptMask != 0 {
@@ -209,6 +212,7 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 	case kernel.TIFlags:
 		if m.tiGet(t, off)&kernel.TIFNeedResched != 0 {
 			m.rvEvent(rv.NeedResched, c, t, false)
+			m.stateEvent(c, t, pc, "need_resched set")
 		}
 	case kernel.TIIRQsOff:
 		v := m.tiGet(t, off)
@@ -216,6 +220,9 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 		m.tr.prevOff[t] = v
 		if v == 0 {
 			m.tr.offRun[t] = 0 // the stretch ends with the store that unmasks
+		}
+		if (was == 0) != (v == 0) {
+			m.stateEvent(c, t, pc, "interrupt mask")
 		}
 		if _, ok := m.tr.tp[pc]; ok && (was == 0) != (v == 0) {
 			k := rv.IRQEnable
@@ -289,6 +296,10 @@ func (m *Machine) tracerControl(c, t int8, pc uint64, flowCall bool, target, spB
 				tr.lost[ctx]++
 			}
 			m.cfg.TracerStats.note(&tr.lost, &tr.recursed, 0)
+			if m.cfg.Record {
+				m.event(Event{Kind: EvLost, CPU: int(c), Task: int(t), PC: pc, Where: m.img.Name(pc), Context: CtxNames[ctx],
+					Text: fmt.Sprintf("lost event: the tracer callback returned to %s without recording the %s-context event", m.img.Name(target), CtxNames[ctx])})
+			}
 			if m.cfg.Lossless {
 				m.hazard(detect.LostEvent, int(c), int(t), pc, fmt.Sprintf("the tracer callback returned to %s without recording the %s-context event", m.img.Name(target), CtxNames[ctx]))
 			}
@@ -368,7 +379,11 @@ func (m *Machine) tracerHook(c, t int8, h kernel.HookKind) bool {
 // clear_tsk_need_resched, the pending IPI goes with it, and a
 // missed-preemption window closes.
 func (m *Machine) switchOut(c, t int8) {
+	set := m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched != 0
 	m.tiSet(t, kernel.TIFlags, m.tiGet(t, kernel.TIFlags)&^kernel.TIFNeedResched)
+	if set {
+		m.stateEvent(c, t, m.pcOf(t), "need_resched cleared by __schedule")
+	}
 	m.tr.resched &^= 1 << c
 	m.tr.missAt[t] = 0
 	m.rvEvent(rv.SwitchOut, c, t, false)
