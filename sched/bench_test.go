@@ -190,20 +190,32 @@ func TestStepBenchmarkCode(t *testing.T) {
 
 // BenchmarkRunLocal measures the explorer's inner loop over thread-local
 // code: RunLocal steps the CPU without building option lists, as the
-// exhaustive search does between choices.
+// exhaustive search does between choices. Every core runs its
+// straight-line code in the same run, so that their rates compare
+// (bench/compare.sh reads them). insns/cpu-s divides by the CPU time the
+// process used rather than the wall time: on a loaded machine it is the
+// figure to compare.
 //
 //	go test -run '^$' -bench RunLocal -benchmem ./sched
 func BenchmarkRunLocal(b *testing.B) {
-	for _, arch := range []kernel.Arch{kernel.ARM, kernel.X86} {
-		b.Run(arch.String()+"/straight", func(b *testing.B) {
-			m, err := sched.New(straightImage(arch), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
+	for _, c := range []struct {
+		name string
+		img  func() *kernel.Image
+	}{
+		{"arm/straight", func() *kernel.Image { return straightImage(kernel.ARM) }},
+		{"x86/straight", func() *kernel.Image { return straightImage(kernel.X86) }},
+		{"riscv64/straight", func() *kernel.Image { return straightRVImage(b) }},
+		{"arm64/straight", func() *kernel.Image { return straightImageA64(b) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := sched.New(c.img(), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			running(b, m)
 			b.ReportAllocs()
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			for n := 0; n < b.N; {
 				k := m.RunLocal(b.N - n)
 				if k == 0 {
@@ -212,6 +224,9 @@ func BenchmarkRunLocal(b *testing.B) {
 				n += k
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
+			if d := cpuTime() - cpu; d > 0 {
+				b.ReportMetric(float64(b.N)/d.Seconds(), "insns/cpu-s")
+			}
 			if h := m.Hazards(); len(h) > 0 {
 				b.Fatalf("hazard: %v", h[0])
 			}

@@ -3,7 +3,6 @@ package sched_test
 import (
 	"encoding/binary"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,40 +64,4 @@ func TestRISCVStraightCode(t *testing.T) {
 	}
 	require.Empty(t, m.Hazards())
 	require.Zero(t, testing.AllocsPerRun(100, func() { m.RunLocal(1000) }))
-}
-
-// BenchmarkRunLocalRISCV is BenchmarkRunLocal's straight-line case for
-// RV64GC, beside ARM's in the same run:
-//
-//	go test -run '^$' -bench RunLocalRISCV -benchmem ./sched
-func BenchmarkRunLocalRISCV(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		img  func() *kernel.Image
-	}{
-		{"arm/straight", func() *kernel.Image { return straightImage(kernel.ARM) }},
-		{"riscv64/straight", func() *kernel.Image { return straightRVImage(b) }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			m, err := sched.New(c.img(), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			running(b, m)
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for n := 0; n < b.N; {
-				k := m.RunLocal(b.N - n)
-				if k == 0 {
-					b.Fatal("no local step")
-				}
-				n += k
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
-			if h := m.Hazards(); len(h) > 0 {
-				b.Fatalf("hazard: %v", h[0])
-			}
-		})
-	}
 }

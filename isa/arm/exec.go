@@ -68,6 +68,9 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 		r.R[PC] = pc + 4
 		return isa.FlowSkipped, nil
 	}
+	if inst.fast {
+		return execDP(inst, r, pc)
+	}
 	if inst.err != nil {
 		e := &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}
 		if inst.err == isa.ErrUnsupported {
