@@ -113,6 +113,9 @@ func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
 			val >>= 8 * (wb - off)
 		}
 		nw := old&^uint32(mask) | uint32(val&mask)
+		if nw == old && m.slots[w] == reg {
+			continue // the same word from the same source: the hash stays
+		}
 		o, n := slotHash(w, old, m.slots[w]), slotHash(w, nw, reg)
 		m.stackSum[0] += n[0] - o[0]
 		m.stackSum[1] += n[1] - o[1]

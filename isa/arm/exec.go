@@ -68,8 +68,13 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 		r.R[PC] = pc + 4
 		return isa.FlowSkipped, nil
 	}
-	if inst.fast {
+	switch inst.fast {
+	case fastDP:
 		return execDP(inst, r, pc)
+	case fastLS:
+		if flow, ok, err := execLS(inst, r, bus, pc); ok {
+			return flow, err
+		}
 	}
 	if inst.err != nil {
 		e := &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}

@@ -82,6 +82,9 @@ func (r *Regs) Passed(c Cond) bool {
 // Exec does not allocate unless it fails.
 func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 	pc := r.RIP
+	if inst.fast != fastNone {
+		return execFast(inst, r, bus, pc)
+	}
 	if inst.err != nil {
 		return isa.FlowNext, execError(inst, pc, inst.err)
 	}
