@@ -14,13 +14,13 @@ import (
 
 // Fast forms.
 const (
-	fastNone uint8 = iota
-	fastMov        // MOV reg, reg/imm
-	fastLoad       // MOV reg, mem
-	fastStore      // MOV mem, reg/imm
-	fastALU        // ADD … TEST reg, reg/imm
-	fastPush       // PUSH reg64
-	fastPop        // POP reg64
+	fastNone  uint8 = iota
+	fastMov         // MOV reg, reg/imm
+	fastLoad        // MOV reg, mem
+	fastStore       // MOV mem, reg/imm
+	fastALU         // ADD … TEST reg, reg/imm
+	fastPush        // PUSH reg64
+	fastPop         // POP reg64
 )
 
 // fastForm returns the fast form of a compiled inst, or fastNone.
