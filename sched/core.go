@@ -171,11 +171,12 @@ func newCore(img *kernel.Image) (core, isaShape, error) {
 	return nil, isaShape{}, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
 }
 
-// plainTable is a core's memory of plain decodings (see markPlain), one
-// slot per possible instruction start (every 1<<shift bytes of text):
-// plain holds the slot's decoding once it is known to be plain, run the
-// same once it is also known to be thread-local (RunLocal's inner loop
-// reads only run). Both only ever fill in, so every clone of a machine
+// plainTable is a core's memory of plain decodings (see markPlain): plain
+// holds, per possible instruction start (every 1<<shift bytes of text),
+// the decoding there once it is known to be plain; run holds, per text
+// byte (so that RunLocal's inner loop looks an instruction up without a
+// shift or an alignment test), the same once the instruction is also known
+// to be thread-local. Both only ever fill in, so every clone of a machine
 // shares one table (and so it never crosses goroutines: see Machine). The
 // decodings are copied, in the order they are marked, into chunks of
 // dense, so that straight-line code runs through memory as contiguous as
@@ -191,8 +192,7 @@ func newPlainTable[I any](textSize int, align uint64) *plainTable[I] {
 	for 1<<p.shift < align {
 		p.shift++
 	}
-	n := (textSize + int(align) - 1) >> p.shift
-	p.plain, p.run = make([]*I, n), make([]*I, n)
+	p.plain, p.run = make([]*I, (textSize+int(align)-1)>>p.shift), make([]*I, textSize)
 	return p
 }
 
@@ -212,8 +212,8 @@ func (p *plainTable[I]) at(off uint64) *I { return p.plain[off>>p.shift] }
 // there is known to be thread-local too, or nil (also for an offset
 // outside text or misaligned); then fill may know more.
 func (p *plainTable[I]) local(off uint64) *I {
-	if i := off >> p.shift; i < uint64(len(p.run)) && off&(1<<p.shift-1) == 0 {
-		return p.run[i]
+	if off < uint64(len(p.run)) {
+		return p.run[off]
 	}
 	return nil
 }
@@ -221,14 +221,13 @@ func (p *plainTable[I]) local(off uint64) *I {
 // fill is local's slow path: the plain decoding at off, if the
 // instruction there is thread-local, kept in run for the next time.
 func (p *plainTable[I]) fill(m *Machine, off uint64) *I {
-	i := off >> p.shift
-	if i >= uint64(len(p.run)) || off&(1<<p.shift-1) != 0 {
+	if off >= uint64(len(p.run)) || off&(1<<p.shift-1) != 0 {
 		return nil
 	}
-	inst := p.plain[i]
+	inst := p.plain[off>>p.shift]
 	if inst == nil || m.st.class[off] != classLocal {
 		return nil
 	}
-	p.run[i] = inst
+	p.run[off] = inst
 	return inst
 }
