@@ -231,7 +231,7 @@ func WithRun(sc Scenario, opts Options, res *Result) (*Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("no result")
 	}
-	if res.Replay != nil && res.Replay.Machine != nil {
+	if res.Replay.Drawn() {
 		return res, nil
 	}
 	schedule := ""

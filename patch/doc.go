@@ -76,5 +76,6 @@
 // from a file remembers the line of each form, ref and step (Pos), so that
 // Validate and Compile, which see the real image, name the line too.
 //
-// Imports: sched, kernel, the isa packages and the standard library.
+// Imports: sched, kernel, the isa packages, internal/regfile and the
+// standard library.
 package patch

@@ -169,16 +169,16 @@ func writeRun(p *printer, res *explore.Result) {
 				}
 			}
 		}
-		if m := run.Machine; m != nil {
+		if run.Drawn() {
 			p.f("  writes to those sites during the run:\n")
-			for _, wr := range m.Writes() {
+			for _, wr := range run.Writes {
 				for _, sp := range run.Explanation {
-					if wr.Store.Site >= 0 && m.Image().Sites[wr.Store.Site].Addr == sp.Site {
+					if wr.Store.Site >= 0 && run.Image.Sites[wr.Store.Site].Addr == sp.Site {
 						where := "at boot"
 						if wr.Transition > 0 {
 							where = fmt.Sprintf("at step %d on cpu%d (%s)", wr.Step, wr.CPU, wr.Label)
 						}
-						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, m.Image().Name(wr.Store.Addr), m.DescribeStore(wr.Store))
+						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, run.Image.Name(wr.Store.Addr), describe(run, wr.Store))
 					}
 				}
 			}
@@ -303,3 +303,6 @@ func OmittedText(run *explore.Run) string {
 	return cut + fmt.Sprintf("a long run: the trace shows its first %d events, its patch, store, preemption, wait, exit and hazard events, and its last %d events; "+
 		"%d other events of steps %d to %d are omitted", sched.TraceHead, sched.TraceTail, run.Omitted, run.OmittedFrom, run.OmittedTo)
 }
+
+// describe renders the bytes of a store as the run's ISA disassembles them.
+func describe(run *explore.Run, s sched.Store) string { return run.Describe(s.Addr, s.Bytes) }

@@ -91,5 +91,16 @@ func (m *Machine) event(e Event) {
 // DescribeStore renders a store as text, e.g. "e52de004 (push {lr})".
 func (m *Machine) DescribeStore(s Store) string { return m.core.describe(s.Addr, s.Bytes) }
 
+// A Describer renders bytes stored at addr as DescribeStore does, with no
+// machine behind it: what a finished run keeps for its reports.
+type Describer func(addr uint64, b []byte) string
+
+// Describer returns the renderer of DescribeStore for m's image, holding a
+// core of its own (none of m's state).
+func (m *Machine) Describer() Describer {
+	k, _, _ := newCore(m.img) // m's arch has a core: m was built with one
+	return k.describe
+}
+
 // HexBytes renders bytes as the trace does.
 func (m *Machine) HexBytes(b []byte) string { return m.core.hex(b) }

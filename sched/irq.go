@@ -124,7 +124,12 @@ func (m *Machine) irqReturn(c, t int8) {
 	f := le32(m.stack[sp-StackBase+64:])
 	r.N, r.Z, r.C, r.V = f&(1<<31) != 0, f&(1<<30) != 0, f&(1<<29) != 0, f&(1<<28) != 0
 	m.tiSet(t, kernel.TIIRQsOff, 0)
+	// The handler's frames below the restored sp are dead: scrubbed
+	// (explore's package doc, "The tracer kernel's thread_info accesses").
+	lo, _ := m.stackRange(t)
+	m.scrubStack(lo+kernel.TISize, uint64(r.R[arm.SP]))
 	m.tr.prevOff[t] = 0
+	m.tr.offRun[t] = 0
 	m.rvEvent(rv.IRQEnable, c, t, false)
 	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)"})
 	if m.shape.excSync {
@@ -139,6 +144,9 @@ func (m *Machine) rvEvent(k rv.Kind, c, t int8, preempt bool) {
 		return
 	}
 	e := rv.Event{Step: m.steps, Kind: k, CPU: int(c), Task: int(t), Preempt: preempt}
+	if c >= 0 && t >= 0 && t < m.patcher {
+		e.IRQ = m.tiGet(t, kernel.TIPreemptCount)&kernel.HardirqMask != 0 || m.tr.tick
+	}
 	m.tr.rv = append(m.tr.rv[:len(m.tr.rv):len(m.tr.rv)], e)
 }
 

@@ -297,6 +297,11 @@ const (
 	// classLoad: a load through a base that may point anywhere; it is
 	// local in a state where it reads read-only data (decided per state).
 	classLoad
+	// classTI: a single load or store through a base other than sp in
+	// the tracer kernel; it is local in a state where it reaches the
+	// task's own thread_info and nothing the others do can meet it
+	// (tiLocal, tracer.go).
+	classTI
 )
 
 // local reports whether worker t's next instruction touches nothing but
@@ -322,6 +327,9 @@ func (m *Machine) local(t int8) bool {
 		a, n, ok := m.core.loadAddr(m, t, off+m.img.Base)
 		return ok && m.readOnly(a, n)
 	}
+	if *cls == classTI {
+		return m.tiLocal(t, off+m.img.Base)
+	}
 	if *cls != classUnknown {
 		return *cls == classLocal
 	}
@@ -343,6 +351,10 @@ func (m *Machine) local(t int8) bool {
 			*cls = classVisible
 		case !m.core.localInst(len(m.st.dataAt) > 0):
 			*cls = classVisible
+			if m.tr.on && !m.cfg.Unreduced && m.tiAccess(off+m.img.Base) {
+				*cls = classTI
+				return m.local(t)
+			}
 			if _, _, ok := m.core.loadAddr(m, t, off+m.img.Base); ok && m.hasReadOnly() && !m.cfg.Unreduced {
 				*cls = classLoad
 				return m.local(t)
@@ -498,6 +510,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 	case kernel.HookExit:
 		m.checkExit(c, t, pc) // integrity.go
 		m.exit(c, t)
+		if m.tr.on {
+			m.tracerExited(t)
+		}
 	}
 }
 

@@ -224,31 +224,9 @@ func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 			r.R[inst.Rd] &^= mask << lsb
 		}
 	case xUXTB, xUXTH, xSXTB, xSXTH:
-		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch x {
-		case xUXTB:
-			v &= 0xff
-		case xUXTH:
-			v &= 0xffff
-		case xSXTB:
-			v = uint32(int32(int8(v)))
-		case xSXTH:
-			v = uint32(int32(int16(v)))
-		}
-		r.R[inst.Rd] = v
+		r.R[inst.Rd] = extend(x, bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm)))
 	case xUXTAB, xUXTAH, xSXTAB, xSXTAH:
-		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch x {
-		case xUXTAB:
-			v &= 0xff
-		case xUXTAH:
-			v &= 0xffff
-		case xSXTAB:
-			v = uint32(int32(int8(v)))
-		case xSXTAH:
-			v = uint32(int32(int16(v)))
-		}
-		r.R[inst.Rd] = r.R[inst.Rn] + v
+		r.R[inst.Rd] = r.R[inst.Rn] + extend(x, bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm)))
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD, xSTR, xSTRB, xSTRH, xSTRD:
 		return loadStore(inst, x, r, bus, next)
 	case xMultiple:
@@ -348,6 +326,20 @@ func addWithCarry(x, y uint32, carry bool) (uint32, bool, bool) {
 	return sum, c1 != 0, v
 }
 
+// extend is the byte or halfword of v that x takes (an extend, UXTB ...,
+// or an extend and add, UXTAB ...), zero- or sign-extended.
+func extend(x xop, v uint32) uint32 {
+	switch x {
+	case xUXTB, xUXTAB:
+		return v & 0xff
+	case xUXTH, xUXTAH:
+		return v & 0xffff
+	case xSXTB, xSXTAB:
+		return uint32(int32(int8(v)))
+	}
+	return uint32(int32(int16(v))) // xSXTH, xSXTAH
+}
+
 func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	op2, c := r.operand2(&inst.Op2)
 	v := r.V
@@ -405,10 +397,11 @@ func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	return isa.FlowNext, nil
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
+// address returns the base register's value, the offset and the address
+// of the memory operand m (the base alone when it is post-indexed) with
+// the registers r.
+func (r *Regs) address(m *armasm.Mem) (base, off, addr uint32) {
+	base = r.read(uint8(m.Base))
 	if m.Sign != 0 {
 		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
 		if m.Sign < 0 {
@@ -417,10 +410,16 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 	} else {
 		off = uint32(int32(m.Offset))
 	}
-	addr := base
+	addr = base
 	if m.Mode != armasm.AddrPostIndex {
 		addr = base + off
 	}
+	return base, off, addr
+}
+
+func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+	m := &inst.Mem
+	base, off, addr := r.address(m)
 	size := 4
 	switch x {
 	case xLDRB, xSTRB, xLDRSB:
@@ -556,35 +555,48 @@ func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >>
 // false for any other instruction. The partial-order reduction of package
 // sched asks it whether a load reads memory no task ever writes.
 func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
-	x := inst.x
-	switch x {
+	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
 	default:
 		return 0, 0, false
 	}
+	return memAddr(inst, r)
+}
+
+// StoreAddr returns the address, size and value of the data a
+// single-register store inst (str, strb, strh) would write with registers
+// r, without executing it (whatever its condition); ok is false for any
+// other instruction. The tracer kernel's partial-order reduction (package
+// sched) asks it what a store to thread_info would leave there.
+func StoreAddr(inst *Inst, r *Regs) (addr uint32, size int, v uint32, ok bool) {
+	switch inst.x {
+	case xSTR, xSTRB, xSTRH:
+	default:
+		return 0, 0, 0, false
+	}
+	if inst.Rd == PC {
+		return 0, 0, 0, false
+	}
+	addr, size, ok = memAddr(inst, r)
+	v = r.read(inst.Rd)
+	if size < 4 {
+		v &= 1<<(8*size) - 1
+	}
+	return addr, size, v, ok
+}
+
+// memAddr is the address and size of a single load or store.
+func memAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
+	x := inst.x
 	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
 		return 0, 0, false
 	}
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
-	if m.Sign != 0 {
-		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
-		if m.Sign < 0 {
-			off = -off
-		}
-	} else {
-		off = uint32(int32(m.Offset))
-	}
-	addr = base
-	if m.Mode != armasm.AddrPostIndex {
-		addr = base + off
-	}
+	_, _, addr = r.address(&inst.Mem)
 	size = 4
 	switch x {
-	case xLDRB, xLDRSB:
+	case xLDRB, xSTRB, xLDRSB:
 		size = 1
-	case xLDRH, xLDRSH:
+	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	case xLDRD:
 		size = 8

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -255,4 +256,9 @@ func parseObjdump(out string) map[uint64]objdumpLine {
 		m[off] = objdumpLine{word: word, text: strings.Join(strings.Fields(text), " ")}
 	}
 	return m
+}
+
+// needTool returns the path of an external tool, or skips (see oracle.Tool).
+func needTool(t *testing.T, name, pkg string) string {
+	return oracle.Tool(t, pkg, "the A64 cross-checks against "+name+" (isa/arm64)", name)
 }
