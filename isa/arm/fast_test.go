@@ -38,19 +38,19 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 		r.R[PC] = execPC
 		r.N, r.Z, r.C, r.V = rng.Intn(2) == 0, rng.Intn(2) == 0, rng.Intn(2) == 0, rng.Intn(2) == 0
 		bus := newFakeBus(lo, hi)
-		rng.Read(bus.mem)
+		rng.Read(bus.Mem)
 		general := inst
 		general.fast = fastNone
 		r1, r2 := r, r
 		b1, b2 := *bus, *bus
-		b1.mem, b2.mem = append([]byte(nil), bus.mem...), append([]byte(nil), bus.mem...)
+		b1.Mem, b2.Mem = append([]byte(nil), bus.Mem...), append([]byte(nil), bus.Mem...)
 		f1, err1 := Exec(&inst, &r1, &b1)
 		f2, err2 := Exec(&general, &r2, &b2)
 		require.Equal(t, r2, r1, "%08x %s", w, Disasm(&inst, execPC, nil))
 		require.Equal(t, f2, f1, "%08x", w)
 		require.Equal(t, err2, err1, "%08x", w)
-		require.Equal(t, b2.log, b1.log, "%08x", w)
-		require.Equal(t, b2.mem, b1.mem, "%08x", w)
+		require.Equal(t, b2.Log, b1.Log, "%08x", w)
+		require.Equal(t, b2.Mem, b1.Mem, "%08x", w)
 	}
 	require.Greater(t, forms[fastDP], 10000)
 	require.Greater(t, forms[fastLS], 10000)
