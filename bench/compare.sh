@@ -102,5 +102,5 @@ for args in "--tasks 3 --bound 2" "--tasks 3 --bound 3" "--tasks 3 --bound 2 --w
 	t0=$(now)
 	"$tmp/mcountsim" check --arch arm --strategy jmp-over $args >"$tmp/big.txt" || true
 	t1=$(now)
-	printf '  jmp-over %-32s %ss  %s\n' "$args" "$(fmt "$(secs "$t0" "$t1")")" "$(sed -n 's/^searched: \([0-9]* branching states\).*/\1/p' "$tmp/big.txt")"
+	printf '  jmp-over %-32s %ss  %s\n' "$args" "$(fmt "$(secs "$t0" "$t1")")" "$(sed -n 's/^searched: [^:]*: \([0-9]* branching states\).*/\1/p' "$tmp/big.txt")"
 done
