@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcountsim/mcountsim/isa/riscv"
 	"github.com/mcountsim/mcountsim/kernel"
-	"github.com/mcountsim/mcountsim/sched"
 )
 
 // straightRV is register and stack work in the style of compiled RV64GC
@@ -48,20 +47,4 @@ func straightRVImage(tb testing.TB) *kernel.Image {
 	img.Text = append(img.Text, j.Bytes()...)
 	img.Symbols = []kernel.Symbol{{Name: "straight", Addr: img.Base, Size: uint64(len(img.Text))}}
 	return img
-}
-
-// TestRISCVStraightCode checks that the benchmark's code runs, every
-// instruction on the fast path, and allocates nothing.
-func TestRISCVStraightCode(t *testing.T) {
-	m, err := sched.New(straightRVImage(t), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-	require.NoError(t, err)
-	running(t, m)
-	n := 0
-	for n < 3*stepTextBytes {
-		k := m.RunLocal(3*stepTextBytes - n)
-		require.NotZero(t, k)
-		n += k
-	}
-	require.Empty(t, m.Hazards())
-	require.Zero(t, testing.AllocsPerRun(100, func() { m.RunLocal(1000) }))
 }

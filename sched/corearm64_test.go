@@ -158,14 +158,3 @@ func straightImageA64(tb testing.TB) *kernel.Image {
 	img.Symbols = []kernel.Symbol{{Name: "straight", Addr: img.Base, Size: uint64(len(img.Text))}}
 	return img
 }
-
-// RunLocal on arm64 straight-line code allocates nothing.
-func TestARM64RunLocalDoesNotAllocate(t *testing.T) {
-	m, err := sched.New(straightImageA64(t), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-	require.NoError(t, err)
-	running(t, m)
-	m.RunLocal(10000) // decode and mark every word
-	allocs := testing.AllocsPerRun(100, func() { m.RunLocal(1000) })
-	assert.Equal(t, 0.0, allocs)
-	assert.Empty(t, m.Hazards())
-}
