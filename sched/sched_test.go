@@ -293,7 +293,7 @@ func TestRunLocalIsAppliesOfTheOnlyOption(t *testing.T) {
 			rng := rand.New(rand.NewSource(7))
 			local := 0
 			for run := 0; run < 20; run++ {
-				cfg := sched.Config{CPUs: 2, Tasks: 2, MaxSteps: 200 + rng.Intn(400)}
+				cfg := sched.Config{CPUs: 2, Tasks: 2, MaxSteps: 20 + rng.Intn(200)}
 				var m *sched.Machine
 				if c.arch == kernel.ARM64 {
 					m = arm64Machine(t, c.strategy, cfg) // its strategies pick the prologue
