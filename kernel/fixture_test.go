@@ -82,6 +82,13 @@ func readExpected(t testing.TB, name string) map[string]int32 {
 	return out
 }
 
+// writeExpected rewrites the expected file name of testdata/obj (-update):
+// a "# file call value: what" line, then lines.
+func writeExpected(t *testing.T, name, what string, lines []string) {
+	out := "# file call value: " + what + "\n" + strings.Join(lines, "\n") + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(objDir, name), []byte(out), 0o644))
+}
+
 // nativeTools are the cross compiler, its extra flags and the qemu-user
 // of each harness arch.
 var nativeTools = map[string]struct {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -110,8 +109,7 @@ func TestObjects64QEMU(t *testing.T) {
 		}
 	}
 	if *update {
-		out := "# file call value: args8.c under qemu-aarch64 / qemu-riscv64 (go test ./kernel -run Objects64QEMU -update)\n" + strings.Join(lines, "\n") + "\n"
-		require.NoError(t, os.WriteFile(filepath.Join(objDir, "expected64.txt"), []byte(out), 0o644))
+		writeExpected(t, "expected64.txt", "args8.c under qemu-aarch64 / qemu-riscv64 (go test ./kernel -run Objects64QEMU -update)", lines)
 		return
 	}
 	require.Equal(t, got, readExpected(t, "expected64.txt"))

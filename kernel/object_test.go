@@ -123,8 +123,7 @@ func TestObjectFunctionsMatchQEMU(t *testing.T) {
 	}
 	if *update {
 		require.NotNil(t, native, "-update needs qemu-arm, qemu-x86_64 and the compilers")
-		out := "# file call value: the fixture functions run natively under QEMU (go test ./kernel -update)\n" + strings.Join(lines, "\n") + "\n"
-		require.NoError(t, os.WriteFile(filepath.Join(objDir, "expected.txt"), []byte(out), 0o644))
+		writeExpected(t, "expected.txt", "the fixture functions run natively under QEMU (go test ./kernel -update)", lines)
 	}
 }
 

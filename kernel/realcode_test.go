@@ -2,9 +2,7 @@ package kernel_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mcountsim/mcountsim/isa/x86"
@@ -93,8 +91,7 @@ func TestRealCodeMatchesQEMU(t *testing.T) {
 	}
 	if *update {
 		require.NotNil(t, native, "-update needs qemu-arm, qemu-x86_64 and the compilers")
-		out := "# file call value: realcode.c under QEMU (go test ./kernel -update)\n" + strings.Join(lines, "\n") + "\n"
-		require.NoError(t, os.WriteFile(filepath.Join(objDir, "realexpected.txt"), []byte(out), 0o644))
+		writeExpected(t, "realexpected.txt", "realcode.c under QEMU (go test ./kernel -update)", lines)
 	}
 }
 

@@ -1,6 +1,7 @@
 package isatest
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -89,4 +90,55 @@ func (b *Bus) LogString(regName func(uint8) string) string {
 		s[i] = a.Format(regName)
 	}
 	return strings.Join(s, "; ")
+}
+
+// SliceBus is a minimal isa.Bus over one byte slice at Base, as a
+// simulator would use one: no log, and an access outside is isa.ErrMemory.
+type SliceBus struct {
+	Base uint64
+	Mem  []byte
+}
+
+func (b *SliceBus) slot(addr uint64, size int) ([]byte, error) {
+	o := addr - b.Base
+	if o+uint64(size) > uint64(len(b.Mem)) || o >= uint64(len(b.Mem)) {
+		return nil, isa.ErrMemory
+	}
+	return b.Mem[o:], nil
+}
+
+// Load implements isa.Bus.
+func (b *SliceBus) Load(addr uint64, size int, reg uint8) (uint64, error) {
+	s, err := b.slot(addr, size)
+	if err != nil {
+		return 0, err
+	}
+	switch size {
+	case 1:
+		return uint64(s[0]), nil
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(s)), nil
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(s)), nil
+	}
+	return binary.LittleEndian.Uint64(s), nil
+}
+
+// Store implements isa.Bus.
+func (b *SliceBus) Store(addr uint64, size int, v uint64, reg uint8) error {
+	s, err := b.slot(addr, size)
+	if err != nil {
+		return err
+	}
+	switch size {
+	case 1:
+		s[0] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(s, uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(s, uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(s, v)
+	}
+	return nil
 }

@@ -98,3 +98,16 @@ func (d *Diff[C, R]) Run(t *testing.T, h *Harness, groups [][]Case[C]) (cases, b
 	}
 	return cases, bad
 }
+
+// BenchRun times run, one pass over n instructions, after a first pass
+// that fills the decode caches, and reports ns/inst.
+func BenchRun(b *testing.B, n int, run func()) {
+	run()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/inst")
+}

@@ -1,6 +1,8 @@
 // Package isatest holds what the tests of the ISA packages (isa/arm,
 // isa/arm64, isa/riscv) share: the differential test of an executor
-// against qemu-user (Harness, Diff) and a recording isa.Bus (Bus).
+// against qemu-user (Harness, Diff), a recording isa.Bus (Bus) and a plain
+// one for benchmarks (SliceBus, BenchRun), and the parser of objdump -D
+// that the encoder cross-checks read (ParseObjdump).
 //
 // A differential test builds testdata/qemu/harness.c of its package with
 // the cross gcc into a static program that reads fixed-size cases on

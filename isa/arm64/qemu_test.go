@@ -344,8 +344,8 @@ func execGo(c *qcase) (qresult, error) {
 	r := Regs{X: c.x, SP: c.sp, PC: c.pc}
 	r.N, r.Z, r.C, r.V = c.nzcv&(1<<31) != 0, c.nzcv&(1<<30) != 0, c.nzcv&(1<<29) != 0, c.nzcv&(1<<28) != 0
 	bus := newMemBus(qMem, qMemSize)
-	bus.record = false
-	copy(bus.mem, c.mem[:])
+	bus.Record = false
+	copy(bus.Mem, c.mem[:])
 	inst, err := Decode(c.pc, c.w)
 	if err != nil {
 		return qresult{}, err
@@ -367,7 +367,7 @@ func execGo(c *qcase) (qresult, error) {
 			out.nzcv |= 1 << (31 - i)
 		}
 	}
-	copy(out.mem[:], bus.mem)
+	copy(out.mem[:], bus.Mem)
 	return out, nil
 }
 
