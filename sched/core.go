@@ -171,6 +171,19 @@ func newCore(img *kernel.Image) (core, isaShape, error) {
 	return nil, isaShape{}, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
 }
 
+// coreStatic is the part of a core that every clone of one machine shares
+// (and so never crosses goroutines: see Machine): the decode cache (of
+// type C), the plain decodings (of type I) and the text's base address.
+type coreStatic[C any, I any] struct {
+	dec  C
+	tab  *plainTable[I]
+	base uint64
+}
+
+func newCoreStatic[C any, I any](dec C, img *kernel.Image, align uint64) *coreStatic[C, I] {
+	return &coreStatic[C, I]{dec: dec, tab: newPlainTable[I](len(img.Text), align), base: img.Base}
+}
+
 // plainTable is a core's memory of plain decodings (see markPlain): plain
 // holds, per possible instruction start (every 1<<shift bytes of text),
 // the decoding there once it is known to be plain; run holds, per text

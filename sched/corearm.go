@@ -17,25 +17,13 @@ var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm
 
 // armCore is the ARM A32 core.
 type armCore struct {
-	st   *armStatic
+	st   *coreStatic[*arm.Cache, arm.Inst]
 	regs [MaxTasks]arm.Regs
 	cur  *arm.Inst // the instruction decode returned
 }
 
-// armStatic is shared by every clone of one machine (and so never crosses
-// goroutines: see Machine).
-type armStatic struct {
-	dec  *arm.Cache
-	tab  *plainTable[arm.Inst]
-	base uint32
-}
-
 func newARMCore(img *kernel.Image) *armCore {
-	return &armCore{st: &armStatic{
-		dec:  arm.NewCache(uint32(img.Base), len(img.Text)),
-		tab:  newPlainTable[arm.Inst](len(img.Text), 4),
-		base: uint32(img.Base),
-	}}
+	return &armCore{st: newCoreStatic[*arm.Cache, arm.Inst](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
 }
 
 func (k *armCore) reset(t int8, entry, sp uint64) {
@@ -130,9 +118,9 @@ func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 	n := 0
 	for n < max {
 		pc := r.R[arm.PC]
-		inst := tab.local(uint64(pc - base))
+		inst := tab.local(uint64(pc) - base)
 		if inst == nil {
-			if inst = tab.fill(m, uint64(pc-base)); inst == nil {
+			if inst = tab.fill(m, uint64(pc)-base); inst == nil {
 				break
 			}
 		}

@@ -17,27 +17,14 @@ var arm64Shape = isaShape{align: 4, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{a
 
 // arm64Core is the ARMv8 A64 core.
 type arm64Core struct {
-	st   *arm64Static
+	st   *coreStatic[*arm64.Cache, arm64.Inst]
+	img  *kernel.Image // for naming literal values in describe
 	regs [MaxTasks]arm64.Regs
 	cur  *arm64.Inst // the instruction decode returned
 }
 
-// arm64Static is shared by every clone of one machine (and so never
-// crosses goroutines: see Machine).
-type arm64Static struct {
-	dec  *arm64.Cache
-	tab  *plainTable[arm64.Inst]
-	base uint64
-	img  *kernel.Image // for naming literal values in describe
-}
-
 func newARM64Core(img *kernel.Image) *arm64Core {
-	return &arm64Core{st: &arm64Static{
-		dec:  arm64.NewCache(img.Base, len(img.Text)),
-		tab:  newPlainTable[arm64.Inst](len(img.Text), 4),
-		base: img.Base,
-		img:  img,
-	}}
+	return &arm64Core{st: newCoreStatic[*arm64.Cache, arm64.Inst](arm64.NewCache(img.Base, len(img.Text)), img, arm64Shape.align), img: img}
 }
 
 func (k *arm64Core) reset(t int8, entry, sp uint64) {
@@ -181,7 +168,7 @@ func (k *arm64Core) describe(addr uint64, b []byte) string {
 		return fmt.Sprintf("%s (%s)", h, arm64.DisasmWord(addr, le32(b)))
 	case 8:
 		v := uint64(le32(b)) | uint64(le32(b[4:]))<<32
-		if name := k.st.img.Name(v); name != "" {
+		if name := k.img.Name(v); name != "" {
 			return fmt.Sprintf("%s (.quad %s)", h, name)
 		}
 		return fmt.Sprintf("%s (.quad %#x)", h, v)

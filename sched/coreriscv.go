@@ -20,7 +20,7 @@ var riscvShape = isaShape{align: 2, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{r
 
 // riscvCore is the RV64 core.
 type riscvCore struct {
-	st   *riscvStatic
+	st   *coreStatic[*riscv.Cache, riscv.Inst]
 	regs [MaxTasks]riscv.Regs
 	cur  *riscv.Inst
 	// auipc is, per task, the last auipc it executed outside the fast
@@ -41,18 +41,8 @@ type auipcRec struct {
 	rd    uint8
 }
 
-type riscvStatic struct {
-	dec  *riscv.Cache
-	tab  *plainTable[riscv.Inst]
-	base uint64
-}
-
 func newRISCVCore(img *kernel.Image) *riscvCore {
-	return &riscvCore{st: &riscvStatic{
-		dec:  riscv.NewCache(img.Base, len(img.Text)),
-		tab:  newPlainTable[riscv.Inst](len(img.Text), 2),
-		base: img.Base,
-	}}
+	return &riscvCore{st: newCoreStatic[*riscv.Cache, riscv.Inst](riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align)}
 }
 
 func (k *riscvCore) reset(t int8, entry, sp uint64) {

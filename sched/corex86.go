@@ -17,23 +17,13 @@ var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]
 
 // x86Core is the x86-64 core.
 type x86Core struct {
-	st   *x86Static
+	st   *coreStatic[*x86.Cache, x86.Inst]
 	regs [MaxTasks]x86.Regs
 	cur  *x86.Inst
 }
 
-type x86Static struct {
-	dec  *x86.Cache
-	tab  *plainTable[x86.Inst]
-	base uint64
-}
-
 func newX86Core(img *kernel.Image) *x86Core {
-	return &x86Core{st: &x86Static{
-		dec:  x86.NewCache(img.Base, len(img.Text)),
-		tab:  newPlainTable[x86.Inst](len(img.Text), 1),
-		base: img.Base,
-	}}
+	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Inst](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align)}
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
