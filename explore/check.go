@@ -272,6 +272,7 @@ type Space struct {
 	Tracer   string   `json:"tracer,omitempty"`
 	Traced   []string `json:"traced,omitempty"`
 	IRQBound *int     `json:"irq_bound,omitempty"`
+	NMI      bool     `json:"nmi,omitempty"` // NMIs may arrive (within the irq bound)
 }
 
 // Result is the outcome of Check or Replay.

@@ -75,7 +75,9 @@
 //  1. no interrupt can be taken on t's CPU before it: t's interrupts are
 //     masked (only t's own code unmasks them), or the interrupt bound is
 //     spent and no reschedule IPI is pending for that CPU (only a remote
-//     wakeup, which needs the bound, makes one pending);
+//     wakeup, which needs the bound, makes one pending); and no NMI can
+//     be (Scenario.NMI off, the bound spent, or t inside an NMI, which
+//     only t's own nmi_exit store ends);
 //  2. for thread_info.flags and for stores to preempt_count, no remote
 //     wakeup can come either (the bound is spent): a wakeup sets
 //     need_resched, and whether a store of 0 to preempt_count opens a
@@ -83,8 +85,8 @@
 //  3. for flags and thread_info.cpu, t is not preemptible now
 //     (preempt_count 0 with interrupts on): a preemption clears
 //     need_resched, and t may resume on another CPU, which rewrites cpu;
-//  4. a store leaves both whether t may take an interrupt and whether it
-//     may be preempted as they were.
+//  4. a store leaves whether t may take an interrupt or an NMI and whether
+//     it may be preempted as they were.
 //
 // Every thread_info access of the text goes through the running task's
 // own sp, so no other task's code reaches t's thread_info; the machine

@@ -69,6 +69,9 @@ func (s Scenario) tracerString() string {
 	if s.Lossless {
 		out += ", lossless"
 	}
+	if s.NMI {
+		out += ", nmi"
+	}
 	return out
 }
 
@@ -92,6 +95,7 @@ func tracerSpace(sp *Space, sc Scenario) {
 	sp.Traced = append([]string{}, sc.Tracer.Traced...)
 	b := sc.irqBound()
 	sp.IRQBound = &b
+	sp.NMI = sc.NMI
 }
 
 // tracerResult fills in the lost events and the longest interrupts-off

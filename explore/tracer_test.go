@@ -246,12 +246,13 @@ func TestTracerReductionsAgree(t *testing.T) {
 		"nested":  {"recursion_lock", "return_if_unlocked", "call f0", "record", "recursion_unlock"},
 		"leaky":   {"preempt_disable_notrace", "record"},
 	}
-	names := []string{"naive", "no-resched", "resched-read", "irqsave", "preempt-only", "recursion-bits", "counter", "nested", "leaky"}
-	quick := map[string]bool{"naive/preempt_schedule,schedule": true, "no-resched/": true, "nested/": true, "nested/preempt_schedule,schedule": true, "leaky/": true}
-	for _, name := range names {
+	names := []string{"naive", "no-resched", "resched-read", "irqsave", "preempt-only", "recursion-bits", "counter", "nested", "leaky", "irqsave+nmi", "recursion-bits+nmi"}
+	quick := map[string]bool{"naive/preempt_schedule,schedule": true, "no-resched/": true, "nested/": true, "nested/preempt_schedule,schedule": true, "leaky/": true, "irqsave+nmi/": true}
+	for _, full := range names {
+		name, nmi := strings.CutSuffix(full, "+nmi")
 		for _, traced := range [][]string{nil, {"preempt_schedule", "schedule"}} {
-			t.Run(name+"/"+strings.Join(traced, ","), func(t *testing.T) {
-				if !quick[name+"/"+strings.Join(traced, ",")] {
+			t.Run(full+"/"+strings.Join(traced, ","), func(t *testing.T) {
+				if !quick[full+"/"+strings.Join(traced, ",")] {
 					slow(t, "comparing this tracer with the unreduced search")
 				}
 				sc := small(tracerScenario(t, "naive", traced...))
@@ -263,6 +264,7 @@ func TestTracerReductionsAgree(t *testing.T) {
 				} else {
 					sc.Tracer.Name, sc.Tracer.Steps = name, tracerSteps(t, name)
 				}
+				sc.NMI = nmi
 				full, err := Check(sc, Options{Bound: 1})
 				require.NoError(t, err)
 				weak, err := Check(sc, Options{Bound: 1, Reduction: ReduceStates, MaxStates: 5_000_000})
@@ -290,4 +292,40 @@ func tracerSteps(t *testing.T, name string) []string {
 	}
 	t.Fatalf("no tracer %s", name)
 	return nil
+}
+
+// NMIs (Scenario.NMI) arrive even with interrupts masked: the 2008
+// irqsave callback, whose per-CPU disabled counter is taken when the NMI's
+// callback runs, drops the NMI's event; the recursion bits, with a bit
+// for NMI context, lose none.
+func TestTracerNMI(t *testing.T) {
+	if raceEnabled {
+		t.Skip("tracer searches take minutes under -race; the plain run checks them")
+	}
+	sc := small(tracerScenario(t, "irqsave"))
+	sc.NMI = true
+	res, err := Check(sc, Options{Bound: 1})
+	require.NoError(t, err)
+	require.Equal(t, Safe, res.Verdict, "%v", res.Hazard)
+	assert.Equal(t, LostEvents{NMI: 1}, *res.LostEvents)
+	assert.True(t, res.Space.NMI)
+	assert.Contains(t, res.Space.Scenario, "irq bound 1, nmi")
+	sc.Lossless = true
+	res, err = Check(sc, Options{Bound: 1})
+	require.NoError(t, err)
+	rep := requireReplays(t, sc, res, detect.LostEvent)
+	assert.Contains(t, res.Hazard.Detail, "without recording the nmi-context event")
+	var texts []string
+	for _, e := range rep.Replay.Trace {
+		texts = append(texts, e.Text)
+	}
+	assert.Contains(t, strings.Join(texts, "\n"), "NMI: the CPU enters __nmi_svc")
+
+	sc = small(tracerScenario(t, "recursion-bits"))
+	sc.NMI, sc.Lossless = true, true
+	res, err = Check(sc, Options{Bound: 1})
+	require.NoError(t, err)
+	require.Equal(t, Safe, res.Verdict, "%v", res.Hazard)
+	assert.Equal(t, LostEvents{}, *res.LostEvents)
+	assert.Equal(t, LostEvents{}, *res.RecursedEvents)
 }

@@ -16,8 +16,7 @@ import (
 // iteration r0-r3 and the stack loaded with cfg.Args from a literal pool,
 // bl cfg.Function, bl schedule; then do_exit.
 func (l *linker) workerARM() {
-	a := l.a
-	t := armText{a}
+	t := armText{l.a}
 	t.w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
 	t.w(t.ok(arm.MovImm(arm.R5, uint32(l.cfg.Iterations))))
 	// Arguments after the fourth go on the stack, the fifth at sp, in
@@ -28,33 +27,33 @@ func (l *linker) workerARM() {
 	if onStack > 0 {
 		t.w(t.ok(arm.SubImm(arm.SP, arm.SP, uint32(onStack*4+7)&^7)))
 	}
-	loop := uint32(a.pc())
+	loop := uint32(t.pc())
 	// ldr rN, [pc, #off]: the arguments sit in a literal pool after the
 	// loop; a stack argument goes through r0 first.
 	loads := make([]uint64, len(l.cfg.Args))
 	for i := 4; i < len(l.cfg.Args); i++ {
-		loads[i] = a.pc()
+		loads[i] = t.pc()
 		t.w(0)
 		t.w(arm.StrImm(arm.R0, arm.SP, int32(4*(i-4))))
 	}
 	for i := range min(len(l.cfg.Args), 4) {
-		loads[i] = a.pc()
+		loads[i] = t.pc()
 		t.w(0)
 	}
 	t.call(l.cfg.Function)
-	l.ret = a.pc()
+	l.ret = t.pc()
 	t.call("schedule")
 	t.w(t.ok(arm.SubsImm(arm.R5, arm.R5, 1)))
-	t.w(t.ok(arm.B(uint32(a.pc()), loop)).If(arm.NE))
+	t.w(t.ok(arm.B(uint32(t.pc()), loop)).If(arm.NE))
 	t.call("do_exit")
 	for i, v := range l.cfg.Args {
-		lit := a.pc()
+		lit := t.pc()
 		t.w(arm.Word(uint32(v)))
 		rt := i
 		if i >= 4 {
 			rt = arm.R0 // then stored to the stack
 		}
-		copy(a.img.Text[loads[i]-a.img.Base:], arm.LdrImm(rt, arm.PC, int32(lit-loads[i]-8)).Bytes())
+		copy(t.img.Text[loads[i]-t.img.Base:], arm.LdrImm(rt, arm.PC, int32(lit-loads[i]-8)).Bytes())
 	}
 }
 

@@ -17,22 +17,21 @@ import (
 // iteration the argument registers loaded with cfg.Args (movabs), call
 // cfg.Function, call schedule; then do_exit.
 func (l *linker) workerX86() {
-	a := l.a
-	t := x86Text{a}
+	t := x86Text{l.a}
 	// Four pushes keep %rsp 16-byte aligned at the call, as the ABI wants.
 	for _, r := range []x86.Reg{x86.RBX, x86.RBP, x86.R12, x86.R13} {
-		a.emit(x86.Push(r))
+		t.emit(x86.Push(r))
 	}
 	t.b(0xbb, byte(l.cfg.Iterations), 0, 0, 0) // mov $iterations,%ebx
-	loop := a.pc()
+	loop := t.pc()
 	regs := []x86.Reg{x86.RDI, x86.RSI, x86.RDX, x86.RCX, x86.R8, x86.R9}
 	for i, v := range l.cfg.Args {
-		a.emit(movabs(regs[i], uint64(v)))
+		t.emit(movabs(regs[i], uint64(v)))
 	}
 	t.call(l.cfg.Function)
-	l.ret = a.pc()
+	l.ret = t.pc()
 	t.call("schedule")
-	a.emit(x86.SubImm(x86.RBX, 1))
+	t.emit(x86.SubImm(x86.RBX, 1))
 	t.jcc(x86.NE, loop)
 	t.call("do_exit")
 }

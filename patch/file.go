@@ -48,13 +48,15 @@ func (e *FileError) Unwrap() error { return ErrInvalid }
 type File struct {
 	Strategy *Strategy
 	Config   FileConfig
+	// Tracer is the file's tracer callback (filetracer.go), or nil.
+	Tracer *kernel.Tracer
 }
 
 // maxLine is the longest line ParseFile reads.
 const maxLine = 64 << 10
 
 // keywords are the line keywords, for error messages.
-const keywords = "strategy, arch, origin, state, form, boot, enable, disable, config"
+const keywords = "strategy, arch, origin, state, form, boot, enable, disable, config, tracer, callback, traced"
 
 // MaxFileSize is the largest scenario file ReadFile reads.
 const MaxFileSize = 1 << 20
@@ -110,7 +112,11 @@ func ParseFile(name string, r io.Reader) (*File, error) {
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
-	return &File{Strategy: p.s, Config: p.cfg}, nil
+	tr, err := p.finishTracer()
+	if err != nil {
+		return nil, err
+	}
+	return &File{Strategy: p.s, Config: p.cfg, Tracer: tr}, nil
 }
 
 type parser struct {
@@ -121,6 +127,11 @@ type parser struct {
 	once  map[string]int // line of each keyword that may appear once
 	forms map[string]int // line of each form
 	keys  map[string]int // line of each config key
+	// The tracer section (filetracer.go).
+	tracer        *kernel.Tracer
+	callback      []string
+	callbackLines []int
+	traced        []string
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {
@@ -152,7 +163,7 @@ func (p *parser) line(text string) error {
 		return nil
 	}
 	switch key {
-	case "strategy", "arch", "origin", "state", "boot", "layout":
+	case "strategy", "arch", "origin", "state", "boot", "layout", "tracer", "traced":
 		if first, ok := p.once[key]; ok {
 			return p.errf(p.n, "second %s line (the first is line %d)", key, first)
 		}
@@ -212,6 +223,8 @@ func (p *parser) line(text string) error {
 		}
 	case "config":
 		return p.config(rest)
+	case "tracer", "callback", "traced":
+		return p.tracerLine(key, rest)
 	default:
 		if _, err := ParseStepKind(key); err == nil {
 			return p.errf(p.n, "unknown keyword %q (an operation goes after enable or disable)", key)

@@ -26,6 +26,10 @@ type FileConfig struct {
 	Timeout    *time.Duration
 	Prologue   *string // x86 only: "fentry" or "mcount"
 	Strict     *bool
+	// With a tracer section (filetracer.go).
+	IRQBound *int
+	Lossless *bool
+	NMI      *bool
 
 	// Settings lists every KEY=VALUE of the config lines in file order.
 	// Each Key is the name of the mcountsim check flag it stands for, and
@@ -75,14 +79,21 @@ var configKeys = []configKey{
 		c.Prologue = &v
 		return nil
 	}, func(c *FileConfig) (string, bool) { return fmtPtr(c.Prologue) }},
-	{"strict", func(c *FileConfig, v string) error {
+	{"strict", boolKey(func(c *FileConfig) **bool { return &c.Strict }), func(c *FileConfig) (string, bool) { return fmtPtr(c.Strict) }},
+	{"irq-bound", intKey(func(c *FileConfig) **int { return &c.IRQBound }, 0, 255), getInt(func(c *FileConfig) *int { return c.IRQBound })},
+	{"lossless", boolKey(func(c *FileConfig) **bool { return &c.Lossless }), func(c *FileConfig) (string, bool) { return fmtPtr(c.Lossless) }},
+	{"nmi", boolKey(func(c *FileConfig) **bool { return &c.NMI }), func(c *FileConfig) (string, bool) { return fmtPtr(c.NMI) }},
+}
+
+func boolKey(field func(*FileConfig) **bool) func(*FileConfig, string) error {
+	return func(c *FileConfig, v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("want true or false, got %q", v)
 		}
-		c.Strict = &b
+		*field(c) = &b
 		return nil
-	}, func(c *FileConfig) (string, bool) { return fmtPtr(c.Strict) }},
+	}
 }
 
 func intKey(field func(*FileConfig) **int, lo, hi int) func(*FileConfig, string) error {

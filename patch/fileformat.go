@@ -63,9 +63,13 @@ func Format(s *Strategy) string {
 	return b.String()
 }
 
-// FormatFile writes f: its strategy, then its config in one line.
+// FormatFile writes f: its strategy, its tracer, then its config in one
+// line.
 func FormatFile(f *File) string {
 	out := Format(f.Strategy)
+	if f.Tracer != nil {
+		out += formatTracer(f.Tracer)
+	}
 	var kv []string
 	for _, k := range configKeys {
 		if v, ok := k.get(&f.Config); ok {

@@ -70,6 +70,18 @@ func eventCell(run *explore.Run, e sched.Event) (int, *eventView) {
 		ev.Badge = "done"
 	case sched.EvIPI:
 		ev.Badge, ev.Text = "ipi", fmt.Sprintf("cpu%d takes the sync_core IPI", e.CPU)
+	case sched.EvIRQ:
+		ev.Badge = e.Vector
+		if e.Vector == "return" {
+			ev.Badge = "irq return"
+		}
+		if e.State != nil {
+			ev.Disasm = e.State.String()
+		}
+	case sched.EvState:
+		ev.Badge = "thread_info"
+	case sched.EvLost:
+		ev.Badge = "lost " + e.Context + " event"
 	case sched.EvHazard:
 		ev.Badge, ev.Text = "HAZARD "+e.Hazard, e.Detail
 	}

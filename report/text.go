@@ -39,6 +39,10 @@ func writeText(w io.Writer, sc *explore.Scenario, opts explore.Options, res *exp
 		p.f("verdict:  %s: %s%s\n", res.Verdict, res.Space.Description, qualifiers(sc, res))
 		p.f("searched: %s\n", Searched(res))
 	}
+	if l, r := res.LostEvents, res.RecursedEvents; l != nil && r != nil && res.IRQsOffMaxSteps != nil {
+		p.f("tracer:   lost events: normal %d, softirq %d, irq %d, nmi %d; recursions dropped and counted: normal %d, softirq %d, irq %d, nmi %d; longest interrupts-off stretch %d steps\n",
+			l.Normal, l.Softirq, l.IRQ, l.NMI, r.Normal, r.Softirq, r.IRQ, r.NMI, *res.IRQsOffMaxSteps)
+	}
 	if res.Reason != "" {
 		p.f("stopped:  %s\n", res.Reason)
 	}
@@ -264,6 +268,21 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 		return run.Tasks, e.Text
 	case sched.EvIPI:
 		return col, fmt.Sprintf("[cpu%d takes the sync_core IPI]", e.CPU)
+	case sched.EvIRQ:
+		switch e.Vector {
+		case "wake":
+			return col, "~~ remote wakeup: need_resched + IPI ~~"
+		case "return":
+			return col, "~~ return from the interrupt ~~"
+		}
+		return col, fmt.Sprintf("~~ IRQ %s: enters %s ~~", e.Vector, irqEntry(e.Vector))
+	case sched.EvState:
+		if e.State == nil {
+			return col, "  ti: " + e.Text
+		}
+		return col, "  ti: " + compactTI(*e.State)
+	case sched.EvLost:
+		return col, "LOST " + e.Context + "-context event"
 	case sched.EvHazard:
 		if col == run.Tasks+1 || col < 0 {
 			col = run.Tasks
@@ -271,6 +290,25 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 		return col, "HAZARD " + e.Hazard
 	}
 	return col, e.Text
+}
+
+func irqEntry(vector string) string {
+	if vector == "nmi" {
+		return "__nmi_svc"
+	}
+	return "__irq_svc"
+}
+
+// compactTI is a thread_info state in a column's width.
+func compactTI(s sched.TIState) string {
+	out := fmt.Sprintf("count %#x", s.PreemptCount)
+	if s.NeedResched {
+		out += ", need_resched"
+	}
+	if s.IRQsOff {
+		out += ", irqs off"
+	}
+	return out
 }
 
 func shortWhere(e sched.Event) string {

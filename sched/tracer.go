@@ -196,6 +196,9 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 		v := m.tiGet(t, off)
 		was := m.tr.prevCount[t]
 		m.tr.prevCount[t] = v
+		if was != v {
+			m.stateEvent(c, t, pc, "preempt_count")
+		}
 		if _, ok := m.tr.tp[pc]; ok && (was&kernel.PreemptMask == 0) != (v&kernel.PreemptMask == 0) {
 			k := rv.PreemptEnable
 			if v&kernel.PreemptMask != 0 {
@@ -209,6 +212,7 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 	case kernel.TIFlags:
 		if m.tiGet(t, off)&kernel.TIFNeedResched != 0 {
 			m.rvEvent(rv.NeedResched, c, t, false)
+			m.stateEvent(c, t, pc, "need_resched set")
 		}
 	case kernel.TIIRQsOff:
 		v := m.tiGet(t, off)
@@ -216,6 +220,9 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 		m.tr.prevOff[t] = v
 		if v == 0 {
 			m.tr.offRun[t] = 0 // the stretch ends with the store that unmasks
+		}
+		if (was == 0) != (v == 0) {
+			m.stateEvent(c, t, pc, "interrupt mask")
 		}
 		if _, ok := m.tr.tp[pc]; ok && (was == 0) != (v == 0) {
 			k := rv.IRQEnable
@@ -289,6 +296,10 @@ func (m *Machine) tracerControl(c, t int8, pc uint64, flowCall bool, target, spB
 				tr.lost[ctx]++
 			}
 			m.cfg.TracerStats.note(&tr.lost, &tr.recursed, 0)
+			if m.cfg.Record {
+				m.event(Event{Kind: EvLost, CPU: int(c), Task: int(t), PC: pc, Where: m.img.Name(pc), Context: CtxNames[ctx],
+					Text: fmt.Sprintf("lost event: the tracer callback returned to %s without recording the %s-context event", m.img.Name(target), CtxNames[ctx])})
+			}
 			if m.cfg.Lossless {
 				m.hazard(detect.LostEvent, int(c), int(t), pc, fmt.Sprintf("the tracer callback returned to %s without recording the %s-context event", m.img.Name(target), CtxNames[ctx]))
 			}
@@ -368,7 +379,11 @@ func (m *Machine) tracerHook(c, t int8, h kernel.HookKind) bool {
 // clear_tsk_need_resched, the pending IPI goes with it, and a
 // missed-preemption window closes.
 func (m *Machine) switchOut(c, t int8) {
+	set := m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched != 0
 	m.tiSet(t, kernel.TIFlags, m.tiGet(t, kernel.TIFlags)&^kernel.TIFNeedResched)
+	if set {
+		m.stateEvent(c, t, m.pcOf(t), "need_resched cleared by __schedule")
+	}
 	m.tr.resched &^= 1 << c
 	m.tr.missAt[t] = 0
 	m.rvEvent(rv.SwitchOut, c, t, false)
@@ -479,12 +494,12 @@ func (m *Machine) tiAccess(pc uint64) bool {
 // thread_info, and:
 //   - no interrupt may be taken on t's CPU now (its interrupts are
 //     masked, or the interrupt bound is spent and no reschedule IPI is
-//     pending there);
+//     pending there), and no NMI (nmiOK);
 //   - for flags and preempt_count stores, no remote wakeup may come
 //     either (the bound is spent), and for flags and cpu, t must not be
 //     preemptible now (a preemption clears need_resched and may move t);
-//   - a store must leave whether t may take an interrupt and whether it
-//     may be preempted as they were.
+//   - a store must leave whether t may take an interrupt or an NMI and
+//     whether it may be preempted as they were.
 func (m *Machine) tiLocal(t int8, pc uint64) bool {
 	ac, ok := m.core.(*armCore)
 	if !ok {
@@ -517,7 +532,7 @@ func (m *Machine) tiLocal(t int8, pc uint64) bool {
 	c := m.tasks[t].CPU
 	spent := int(m.tr.irqs) >= m.cfg.IRQBound
 	count, mask := m.tiGet(t, kernel.TIPreemptCount), m.tiGet(t, kernel.TIIRQsOff)
-	irqOK := func(mask uint32) bool { return mask == 0 && (!spent || m.tr.resched&(1<<c) != 0) }
+	irqOK := func(mask uint32) bool { return mask == 0 && (!spent || m.tr.resched&(1<<c) != 0) || m.nmiOK(count) }
 	preemptOK := func(count, mask uint32) bool { return t < m.patcher && count == 0 && mask == 0 }
 	if irqOK(mask) {
 		return false
@@ -548,7 +563,7 @@ func (m *Machine) tiLocal(t int8, pc uint64) bool {
 	nv := old&keep | v<<sh&^keep
 	switch w {
 	case kernel.TIPreemptCount:
-		return preemptOK(nv, mask) == preemptOK(count, mask)
+		return preemptOK(nv, mask) == preemptOK(count, mask) && m.nmiOK(nv) == m.nmiOK(count)
 	case kernel.TIIRQsOff:
 		return irqOK(nv) == irqOK(mask) && preemptOK(count, nv) == preemptOK(count, mask)
 	}

@@ -52,7 +52,8 @@ type checkFlags struct {
 	object, function, args                                    string
 	tracer, traced                                            string // tracer.go
 	irqBound                                                  int
-	lossless                                                  bool
+	lossless, nmi                                             bool
+	fileTracer                                                *kernel.Tracer // the scenario file's tracer section
 
 	// check only: the search.
 	search, shard, maxMemory string
@@ -137,8 +138,10 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		}
 		// The file's config lines set the flags the command line did not.
 		err := dl.do("reading --strategy-file "+f.strategyFile, func() error {
-			st, err := readStrategyFile(f.strategyFile, fs, set)
-			fileStrategy = st
+			file, err := readStrategyFile(f.strategyFile, fs, set)
+			if file != nil {
+				fileStrategy, f.fileTracer = file.Strategy, file.Tracer
+			}
 			return err
 		})
 		if errors.As(err, new(*timedOut)) {
