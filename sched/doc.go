@@ -33,7 +33,12 @@
 // synchronize fetch and which concurrent modifications the ISA defines,
 // naming registers and rendering bytes, and its own tight loop over plain
 // instructions (runPlain), so that straight-line code costs no interface
-// call per instruction. The cores are corearm.go (A32), corex86.go
+// call per instruction. The loops share their bookkeeping (core.go's
+// plainTable: plain decodings copied densely, looked up per text byte once
+// also known to be thread-local; the step budget checked once per loop;
+// the detectors' tail only for a step that did more than fall through),
+// and the ISA packages run their commonest forms on a fast path inside
+// Exec. The cores are corearm.go (A32), corex86.go
 // (x86-64), corearm64.go (A64) and coreriscv.go (RV64GC). Everything else
 // is written once for every core: the worker step and the detectors
 // (worker.go), instruction fetch through per-CPU views (fetch.go), the
