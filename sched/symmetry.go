@@ -14,6 +14,10 @@ package sched
 // synchronize_rcu_tasks' waiting set, the tracer kernel's per-task
 // records) renamed by π. The patcher is not a worker: it stays where it
 // is, hashed by index.
+// The wrong-result detector's progress (each worker's returns and data
+// stores so far) is in its digest; when the reference run owes the
+// workers different results (detect.Results.Symmetric is false) they are
+// not alike and the machine has no symmetry.
 //
 // Hash keys a state by its class under these permutations: each worker
 // gets a 128-bit digest of its own state with its own-stack addresses

@@ -103,3 +103,16 @@ func TestCheckTracerFile(t *testing.T) {
 	require.Equal(t, 1, code, errs)
 	assert.Equal(t, "naive", res.Space.Tracer)
 }
+
+// replay --json carries the tracer kernel's events with their structured
+// fields: the 2010 interleaving's reschedule IPI at step 43.
+func TestReplayTracerJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"replay", "--tracer", "resched-read", "--strategy", "add-sp", "--schedule", "1:2,21:4,43:3", "--json"}, &out, &errb)
+	require.Equal(t, 1, code, errb.String())
+	s := out.String()
+	assert.Contains(t, s, `"kind": "irq",`)
+	assert.Regexp(t, `"step": 43,\s*"kind": "irq",[^}]*"vector": "resched-ipi",\s*"thread_info": \{\s*"preempt_count": 1,\s*"need_resched": true,\s*"irqs_off": true`, s)
+	assert.Regexp(t, `"step": 21,\s*"kind": "irq",[^}]*"vector": "wake"`, s)
+	assert.Regexp(t, `"kind": "state",[^}]*"where": "preempt_disable_notrace\+0x14",\s*"thread_info": \{\s*"preempt_count": 1,`, s)
+}
