@@ -254,8 +254,9 @@ const (
 	classUnknown uint8 = iota
 	classLocal
 	classVisible
-	// classLoad: a load through a base that may point anywhere; it is
-	// local in a state where it reads read-only data (decided per state).
+	// classLoad: a load or store through a base that may point anywhere;
+	// it is local in a state where it reaches only the task's own stack,
+	// or loads read-only data (decided per state: localAccess).
 	classLoad
 )
 
@@ -268,7 +269,9 @@ const (
 // package doc of explore for the soundness argument. Visible are: fetches of
 // bytes that a store may write, the scheduler hooks (schedule, exit), and
 // loads and stores that may reach memory another task sees (the core
-// decides which: through any base register but the stack pointer and pc).
+// decides which: through any base register but the stack pointer and pc,
+// unless, in the current state, they reach only t's own stack or load
+// read-only data: localAccess).
 func (m *Machine) local(t int8) bool {
 	if m.tasks[t].InTrap {
 		return false // the handler reads the patcher's table
@@ -279,8 +282,7 @@ func (m *Machine) local(t int8) bool {
 	}
 	cls := &m.st.class[off]
 	if *cls == classLoad {
-		a, n, ok := m.core.loadAddr(m, t, off+m.img.Base)
-		return ok && m.readOnly(a, n)
+		return m.localAccess(t, off+m.img.Base)
 	}
 	if *cls != classUnknown {
 		return *cls == classLocal
@@ -303,13 +305,32 @@ func (m *Machine) local(t int8) bool {
 			*cls = classVisible
 		case !m.core.localInst(len(m.st.dataAt) > 0):
 			*cls = classVisible
-			if _, _, ok := m.core.loadAddr(m, t, off+m.img.Base); ok && m.hasReadOnly() && !m.cfg.Unreduced {
+			if _, _, _, ok := m.core.memAddr(m, t, off+m.img.Base); ok && !m.cfg.Unreduced {
 				*cls = classLoad
 				return m.local(t)
 			}
 		}
 	}
 	return *cls == classLocal
+}
+
+// localAccess reports whether the load or store of worker t at pc is
+// thread-local in the current state (a classLoad word): it reaches only
+// t's own stack above thread_info, which no other task can access (their
+// loads and stores there fault: see loadMem) and the machine never writes
+// for another CPU (it writes thread_info, the kernel.TISize bytes at the
+// bottom of the stack: need_resched set by a remote wakeup, the tracer
+// kernel's counts), or it is a load from read-only data pages, which no
+// task can write.
+func (m *Machine) localAccess(t int8, pc uint64) bool {
+	a, n, store, ok := m.core.memAddr(m, t, pc)
+	if !ok {
+		return false
+	}
+	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {
+		return true
+	}
+	return !store && m.readOnly(a, n)
 }
 
 // mutable reports whether a store may write any of the n text bytes at off.

@@ -495,13 +495,43 @@ func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >>
 // false for any other instruction. The partial-order reduction of package
 // sched asks it whether a load reads memory no task ever writes.
 func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
-	x := inst.x
-	switch x {
+	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
-	default:
-		return 0, 0, false
+		return singleAddr(inst, r)
 	}
-	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
+	return 0, 0, false
+}
+
+// MemAddr returns the data inst would access with registers r, without
+// executing it: the lowest address, the number of bytes, and whether it
+// stores; ok is false for an instruction without a data access, one
+// through pc, and a load into pc (a branch). It covers the single-register
+// and doubleword loads and stores and LDM/STM/PUSH/POP (their block of
+// words). The partial-order reduction of package sched asks it whether an
+// access reaches only the task's own stack.
+func MemAddr(inst *Inst, r *Regs) (addr uint32, size int, store, ok bool) {
+	switch inst.x {
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
+		addr, size, ok = singleAddr(inst, r)
+		return addr, size, false, ok
+	case xSTR, xSTRB, xSTRH, xSTRD:
+		addr, size, ok = singleAddr(inst, r)
+		return addr, size, true, ok
+	case xMultiple:
+		if inst.err != nil || inst.mBase == PC || inst.mLoad && inst.List&(1<<PC) != 0 {
+			return 0, 0, false, false
+		}
+		return r.R[inst.mBase] + uint32(inst.mStart), 4 * bits.OnesCount16(inst.List), !inst.mLoad, true
+	}
+	return 0, 0, false, false
+}
+
+// singleAddr is the address and size of a single-register or doubleword
+// load or store (not through pc, not a load into pc).
+func singleAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
+	x := inst.x
+	load := x == xLDR || x == xLDRB || x == xLDRH || x == xLDRSB || x == xLDRSH || x == xLDRD
+	if inst.err != nil || load && inst.Rd == PC || inst.Mem.Base == armasm.PC {
 		return 0, 0, false
 	}
 	m := &inst.Mem
@@ -521,11 +551,11 @@ func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 	}
 	size = 4
 	switch x {
-	case xLDRB, xLDRSB:
+	case xLDRB, xLDRSB, xSTRB:
 		size = 1
-	case xLDRH, xLDRSH:
+	case xLDRH, xLDRSH, xSTRH:
 		size = 2
-	case xLDRD:
+	case xLDRD, xSTRD:
 		size = 8
 	}
 	return addr, size, true
