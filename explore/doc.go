@@ -65,7 +65,16 @@
 // itself writes only thread_info there (need_resched set by a remote
 // wakeup, the tracer kernel's counts), so nothing another CPU does can
 // read or change those bytes, and such a step is as private as an
-// sp-based one. Loads from writable data and every store to data stay
+// sp-based one. Last, a fetch of text bytes that a store of the program
+// may write is local in a state where the patcher has made every write of
+// its program (a fixed sequence, so no store to text can follow) and the
+// fetching CPU's view of those bytes is the latest (model.md §1a: then it
+// fetches exactly the current bytes, and no later action can change them
+// or that view), provided the instruction there is itself local by the
+// rules above: the step then depends on, and changes, nothing another CPU
+// can touch, as a fetch of immutable text. (Before the last write, or from
+// a stale view, the fetch stays visible: which bytes it sees is the
+// search's business.) Loads from writable data and every store to data stay
 // visible (issue 21; tested in kernel's TestReadOnlyLoadsReduced against
 // the search that takes .rodata for writable data and against the
 // unreduced one, and in TestStackAccessesReduced against the unreduced

@@ -258,6 +258,11 @@ const (
 	// it is local in a state where it reaches only the task's own stack,
 	// or loads read-only data (decided per state: localAccess).
 	classLoad
+	// classFetch: an instruction whose bytes a store of the program may
+	// write; it is local in a state where every write has been made and
+	// the CPU's view of those bytes is the latest (decided per state:
+	// localFetch).
+	classFetch
 )
 
 // local reports whether worker t's next instruction touches nothing but
@@ -281,8 +286,11 @@ func (m *Machine) local(t int8) bool {
 		return true // a fault: it ends the run whatever the others do
 	}
 	cls := &m.st.class[off]
-	if *cls == classLoad {
+	switch *cls {
+	case classLoad:
 		return m.localAccess(t, off+m.img.Base)
+	case classFetch:
+		return m.localFetch(t, off)
 	}
 	if *cls != classUnknown {
 		return *cls == classLocal
@@ -299,9 +307,14 @@ func (m *Machine) local(t int8) bool {
 			if m.mutable(off, m.shape.maxLen) {
 				*cls = classVisible
 			}
-		case m.mutable(off, n) || m.core.syncs():
+		case m.core.syncs():
 			// A synchronizing instruction reads the latest text: it
 			// does not commute with the patcher's stores.
+			*cls = classVisible
+		case m.mutable(off, n) && !m.cfg.Unreduced:
+			*cls = classFetch
+			return m.localFetch(t, off)
+		case m.mutable(off, n):
 			*cls = classVisible
 		case !m.core.localInst(len(m.st.dataAt) > 0):
 			*cls = classVisible
@@ -331,6 +344,33 @@ func (m *Machine) localAccess(t int8, pc uint64) bool {
 		return true
 	}
 	return !store && m.readOnly(a, n)
+}
+
+// localFetch reports whether worker t's next instruction, at text offset
+// off where a store of the program may write (a classFetch word), is
+// thread-local in the current state: the patcher has made every write of
+// its program (a fixed sequence: no store to text can come), the CPU's
+// view of the bytes is the latest (it fetches exactly the current bytes,
+// as every other order of the remaining actions would have it fetch:
+// nothing can change them or its view any more), and the instruction those
+// bytes hold is itself local (as local classifies a word no store writes).
+func (m *Machine) localFetch(t int8, off uint64) bool {
+	fs := m.st.fetch
+	if fs == nil || int(m.nwrites) != len(fs.wOff) {
+		return false
+	}
+	c := m.tasks[t].CPU
+	if c < 0 || m.stale(c, off, m.shape.maxLen) {
+		return false
+	}
+	pc := off + m.img.Base
+	if _, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))]); err != nil || m.core.syncs() {
+		return false
+	}
+	if m.core.localInst(len(m.st.dataAt) > 0) {
+		return true
+	}
+	return m.localAccess(t, pc)
 }
 
 // mutable reports whether a store may write any of the n text bytes at off.
