@@ -6,9 +6,9 @@
 #      (sched BenchmarkRunLocal/arm/straight, the search's inner loop
 #      over thread-local code, one core) against qemu-arm
 #      -singlestep running the same instruction words (bench/loop.S);
-#  (b) time to verdict: `mcountsim check` on the seed scenario (nop-nop:
-#      UNSAFE; jmp-over: SAFE) against SPIN on the abstract Promela model of
-#      the same scenario (bench/seed.pml): spin -a, gcc, ./pan.
+#  (b) time to verdict: `mcountsim check` on every built-in's default
+#      scenario against SPIN on the abstract Promela models of the same
+#      scenarios (bench/spin.sh, bench/models/*.pml): spin -a, gcc, ./pan.
 #
 # Needs: go, qemu-arm, arm-linux-gnueabi-gcc, spin, gcc.
 # Usage: bench/compare.sh            (ITER=20000 loop iterations under qemu)
@@ -42,31 +42,8 @@ printf '  qemu-arm -singlestep: %d instructions in %ss = %.1f M insns/s\n' "$ins
 printf '  mcountsim step:       %.1f M insns/s (best of 3), %s allocs/op\n' "$(echo "$mc_ips / 1000000" | bc -l)" "$allocs"
 printf '  ratio mcountsim/qemu: %.2f\n' "$(echo "$mc_ips / $qemu_ips" | bc -l)"
 
-echo "== (b) time to verdict on the seed scenario (check defaults: 2 cpus, 2 tasks, bound 2)"
-cp bench/seed.pml "$tmp/"
-for s in nop-nop jmp-over; do
-	def=$(echo "$s" | tr a-z- A-Z_)
-	(
-		cd "$tmp"
-		t0=$(now)
-		spin -D"$def" -a seed.pml >/dev/null
-		gcc -O2 -DSAFETY -o pan pan.c
-		out=$(./pan 2>&1 || true)
-		t1=$(now)
-		echo "$(secs "$t0" "$t1") $(echo "$out" | grep -o 'errors: [0-9]*')" >"$tmp/spin-$s"
-	)
-	read -r spin_s spin_verdict <"$tmp/spin-$s"
-	t0=$(now)
-	set +e
-	"$tmp/mcountsim" check --arch arm --strategy "$s" >"$tmp/mc-$s.txt"
-	code=$?
-	set -e
-	t1=$(now)
-	mc_s=$(secs "$t0" "$t1")
-	verdict=$(sed -n 's/^verdict:  \([A-Z]*\).*/\1/p' "$tmp/mc-$s.txt")
-	printf '  %-9s SPIN (spin -a + gcc + ./pan): %ss (%s)   mcountsim check: %ss (%s, exit %d)   ratio SPIN/mcountsim: %.1f\n' \
-		"$s" "$(fmt "$spin_s")" "$spin_verdict" "$(fmt "$mc_s")" "$verdict" "$code" "$(echo "$spin_s / $mc_s" | bc -l)"
-done
+echo "== (b) time to verdict on every built-in's default scenario (check defaults: 2 cpus, 2 tasks, bound 2)"
+MCOUNTSIM="$tmp/mcountsim" bench/spin.sh | sed "s/^/  /" || spin_rc=1
 
 echo "== (c) larger scenarios (mcountsim only; all cores)"
 for args in "--tasks 3 --bound 2" "--tasks 3 --bound 3" "--tasks 3 --bound 2 --workers 2" "--tasks 3 --bound 2 --workers 1"; do
@@ -75,3 +52,5 @@ for args in "--tasks 3 --bound 2" "--tasks 3 --bound 3" "--tasks 3 --bound 2 --w
 	t1=$(now)
 	printf '  jmp-over %-32s %ss  %s\n' "$args" "$(fmt "$(secs "$t0" "$t1")")" "$(sed -n 's/^searched: \([0-9]* branching states\).*/\1/p' "$tmp/big.txt")"
 done
+
+exit "${spin_rc:-0}" # (b): a verdict of SPIN and mcountsim disagrees

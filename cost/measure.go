@@ -160,8 +160,7 @@ func Measure(sc explore.Scenario, opts MeasureOptions) (*Measurement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cost: %s: %v", sc.Strategy.Name, err)
 	}
-	m := res.Replay.Machine
-	img := m.Image()
+	img := res.Replay.Image
 	fn := opts.Function
 	if fn == "" {
 		if len(img.Sites) == 0 {
@@ -169,7 +168,7 @@ func Measure(sc explore.Scenario, opts MeasureOptions) (*Measurement, error) {
 		}
 		fn = img.Sites[0].Func
 	}
-	t := newTracer(m, res.Replay.Trace)
+	t := newTracer(res.Replay)
 	me := &Measurement{Strategy: sc.Strategy.Name, Arch: img.Arch, Function: fn}
 	own := -1
 	for i, s := range img.Sites {
@@ -252,14 +251,14 @@ type call struct {
 }
 
 type tracer struct {
-	m     *sched.Machine
+	run   *explore.Run
 	img   *kernel.Image
 	trace []sched.Event
 	syms  map[string]kernel.Symbol
 }
 
-func newTracer(m *sched.Machine, trace []sched.Event) *tracer {
-	t := &tracer{m: m, img: m.Image(), trace: trace, syms: map[string]kernel.Symbol{}}
+func newTracer(run *explore.Run) *tracer {
+	t := &tracer{run: run, img: run.Image, trace: run.Trace, syms: map[string]kernel.Symbol{}}
 	for _, s := range t.img.Symbols {
 		if _, ok := t.syms[s.Name]; !ok {
 			t.syms[s.Name] = s
@@ -311,7 +310,7 @@ func (t *tracer) calls(fn string) ([]call, error) {
 	}
 	if len(out) == 0 {
 		why := "it did not return"
-		if hs := t.m.Hazards(); len(hs) > 0 {
+		if hs := t.run.Hazards; len(hs) > 0 {
 			h := hs[0]
 			why = fmt.Sprintf("%s at %s (pc %#x): %s", h.Kind, h.Where, h.PC, h.Detail)
 		}
@@ -341,12 +340,12 @@ func (t *tracer) insnOf(j int) (insn, bool) {
 		}
 		n := int(next - e.PC)
 		off := e.PC - t.img.Base
-		text := t.m.Text()
+		text := t.run.Text
 		if off+uint64(n) > uint64(len(text)) {
 			return insn{}, false
 		}
 		b := append([]byte(nil), text[off:off+uint64(n)]...)
-		desc := t.m.DescribeStore(sched.Store{Addr: e.PC, Bytes: b})
+		desc := t.run.Describe(e.PC, b)
 		asm := "nop"
 		if i := strings.IndexByte(desc, '('); i >= 0 && strings.HasSuffix(desc, ")") {
 			asm = desc[i+1 : len(desc)-1]

@@ -65,8 +65,13 @@ type Options struct {
 	// MaxStates stops the search (INCOMPLETE) after this many distinct
 	// states (0: no limit).
 	MaxStates int
-	// Timeout stops the search (INCOMPLETE) after this long (0: none).
+	// Timeout stops the search (INCOMPLETE) after this long (0: none),
+	// counted from Start.
 	Timeout time.Duration
+	// Start is when Timeout's clock started, for a caller whose budget
+	// also covers work before the search (the CLI's --timeout covers
+	// reading its inputs); zero: when the search starts.
+	Start time.Time
 	// MaxMemory stops the search (INCOMPLETE) when the Go heap holds more
 	// than this many bytes (0: no limit). It is sampled every 10 ms.
 	MaxMemory int64
@@ -267,6 +272,7 @@ type Space struct {
 	Tracer   string   `json:"tracer,omitempty"`
 	Traced   []string `json:"traced,omitempty"`
 	IRQBound *int     `json:"irq_bound,omitempty"`
+	NMI      bool     `json:"nmi,omitempty"` // NMIs may arrive (within the irq bound)
 }
 
 // Result is the outcome of Check or Replay.

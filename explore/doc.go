@@ -80,6 +80,58 @@
 // unreduced one, and in TestStackAccessesReduced against the unreduced
 // one).
 //
+// # The tracer kernel's thread_info accesses
+//
+// In the tracer kernel (issue 17) the text reads and writes preempt_count,
+// the interrupt mask, need_resched and the recursion bits as words of the
+// running task's thread_info, through current_thread_info() (sp with its
+// low bits cleared), not through sp; such loads and stores would all be
+// visible. A single load or store of worker t is local too, decided per
+// state (sched's tiLocal), when its address lies in one word of t's own
+// thread_info and:
+//
+//  1. no interrupt can be taken on t's CPU before it: t's interrupts are
+//     masked (only t's own code unmasks them), or the interrupt bound is
+//     spent and no reschedule IPI is pending for that CPU (only a remote
+//     wakeup, which needs the bound, makes one pending); and no NMI can
+//     be (Scenario.NMI off, the bound spent, or t inside an NMI, which
+//     only t's own nmi_exit store ends);
+//  2. for thread_info.flags and for stores to preempt_count, no remote
+//     wakeup can come either (the bound is spent): a wakeup sets
+//     need_resched, and whether a store of 0 to preempt_count opens a
+//     missed-preemption window depends on the flag and the pending IPI;
+//  3. for flags and thread_info.cpu, t is not preemptible now
+//     (preempt_count 0 with interrupts on): a preemption clears
+//     need_resched, and t may resume on another CPU, which rewrites cpu;
+//  4. a store leaves whether t may take an interrupt or an NMI and whether
+//     it may be preempted as they were.
+//
+// Every thread_info access of the text goes through the running task's
+// own sp, so no other task's code reaches t's thread_info; the machine
+// writes it only when delivering an interrupt to t, for a remote wakeup
+// (flags), and when t is switched out (flags) or in (cpu). By 1 and 2
+// neither an interrupt nor a wakeup on t's CPU can come between this state
+// and the step; by 3 and 4 a preemption of t withheld here is enabled
+// exactly as it was and commutes with the step (it touches neither the
+// word nor anything the step reads), and the step enables or disables no
+// option of any CPU. So the step is independent of everything the others
+// do, exactly as a stack access, and the argument above holds for the
+// states where it is offered alone. TestTracerReductionsAgree compares
+// every built-in tracer and three written ones with the search that takes
+// none of these steps as local (ReduceStates): verdicts, hazard kinds,
+// lost and recursed events, the longest interrupts-off stretch and the
+// distinct end states agree. (It found a store whose new value was
+// computed wrong, and an interrupts-off stretch that counted on past the
+// store that unmasked, since fixed.)
+//
+// Two more things make the tracer kernel's states merge; neither is a
+// reduction of the search, both are part of the model (package sched):
+// the return from an interrupt scrubs the task's stack below the restored
+// sp (the frames the handler left there are dead; a later load of one
+// reads 0 from a never-written slot, which the foreign-slot detector
+// reports if a return address comes from it), and a task that has left
+// do_exit has its whole stack scrubbed (nothing runs on it again).
+//
 // Options.Reduction selects weaker searches: ReduceStates (visited set, no
 // partial-order reduction) and ReduceNone (every sequence of options). Tests
 // compare all three on small scenarios.
@@ -133,6 +185,17 @@
 // the result is that of the lowest-numbered run that reaches a hazard, so
 // runs spread over workers give the same result. A sampling search is never
 // SAFE: without a hazard it is INCOMPLETE ("no hazard in N runs").
+//
+// # The searches' options
+//
+// ExhaustiveSearch, PCTSearch and RandomSearch each hold only the settings
+// of their search, with the limits of every search in one Budget, so a
+// combination that means nothing does not compile; their Check methods
+// call Check with their Options. Options is the flat form a command line
+// fills from its flags; Check refuses its wrong combinations (a shard of
+// a sampling search) when it starts. In every form a zero value takes the
+// documented default: a zero Bound is DefaultBound, and bound 0 is asked
+// for with NoPreemptions.
 //
 // # Budgets and shards
 //

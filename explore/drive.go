@@ -68,7 +68,7 @@ func (c *compiled) machine(record, unreduced bool) (*sched.Machine, error) {
 	return sched.New(c.img, sched.Config{
 		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced,
 		NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
-		IRQBound: s.irqBound(), Lossless: s.Lossless, TracerStats: c.stats,
+		IRQBound: s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
 	}, c.prog)
 }
 
@@ -231,7 +231,7 @@ func WithRun(sc Scenario, opts Options, res *Result) (*Result, error) {
 	if res == nil {
 		return nil, fmt.Errorf("no result")
 	}
-	if res.Replay != nil && res.Replay.Machine != nil {
+	if res.Replay.Drawn() {
 		return res, nil
 	}
 	schedule := ""

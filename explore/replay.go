@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/sched"
 )
 
@@ -27,12 +28,27 @@ type Run struct {
 	OmittedTo   int `json:"omitted_to_step,omitempty"`
 	// CutAt is the step after which a representative run was cut short
 	// (RepresentativeSteps), or 0.
-	CutAt       int            `json:"cut_at_step,omitempty"`
-	Explanation []SitePass     `json:"explanation,omitempty"`
-	Tasks       int            `json:"tasks"`
-	CPUs        int            `json:"cpus"`
-	Machine     *sched.Machine `json:"-"`
+	CutAt       int        `json:"cut_at_step,omitempty"`
+	Explanation []SitePass `json:"explanation,omitempty"`
+	Tasks       int        `json:"tasks"`
+	CPUs        int        `json:"cpus"`
+
+	// What the reports draw besides the trace, taken from the machine
+	// when the run ended: a Run is data, and keeps no machine.
+	Image       *kernel.Image      `json:"-"` // the text's layout and symbols (immutable)
+	Writes      []sched.Write      `json:"-"` // the patcher's writes, in order
+	StackWrites []sched.StackWrite `json:"-"` // the stack stores of a recorded run
+	Text        []byte             `json:"-"` // the text as the run left it
+	Describe    sched.Describer    `json:"-"` // renders stored bytes with their disassembly
+	OutOfSteps  bool               `json:"-"` // the run hit the machine's step limit
+	BudgetText  string             `json:"-"` // why, when OutOfSteps
+	LostEvents  [sched.NumCtx]int  `json:"-"` // a tracer's lost events per context
+	Recursed    [sched.NumCtx]int  `json:"-"` // and its dropped recursions
 }
+
+// Drawn reports whether the run carries what the reports draw (a run
+// decoded from JSON does not: explore.WithRun replays it).
+func (r *Run) Drawn() bool { return r != nil && r.Image != nil }
 
 // Replay re-runs sc under schedule, recording everything.
 func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
@@ -54,12 +70,12 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 		h := run.Hazards[0]
 		res.Hazard = &h
 		res.Verdict = Unsafe
-	} else if run.Machine.OutOfSteps() {
+	} else if run.OutOfSteps {
 		res.Verdict = Incomplete
-		res.Reason = run.Machine.BudgetText()
+		res.Reason = run.BudgetText
 	}
 	res.Space.Description = "one schedule, replayed"
-	tracerResult(res, sc, nil, run.Machine)
+	tracerResult(res, sc, nil, run)
 	return res, nil
 }
 
@@ -113,7 +129,13 @@ func (c *compiled) replayUpTo(s Schedule, bound int, record, unreduced bool, max
 		return nil, fmt.Errorf("%w: the run ended at step %d, before the schedule's step %d", ErrSchedule, m.Steps(), s[r.next].Step)
 	}
 	run := &Run{Schedule: s.String(), Steps: m.Steps(), Preemptions: m.Preemptions(), Hazards: m.Hazards(),
-		Trace: m.Trace(), Tasks: m.Config().Tasks, CPUs: m.Config().CPUs, Machine: m}
+		Trace: m.Trace(), Tasks: m.Config().Tasks, CPUs: m.Config().CPUs,
+		Image: m.Image(), Writes: m.Writes(), StackWrites: m.StackWrites(), Text: m.Text(), Describe: m.Describer(),
+		OutOfSteps: m.OutOfSteps()}
+	if run.OutOfSteps {
+		run.BudgetText = m.BudgetText()
+	}
+	run.LostEvents, run.Recursed = m.LostEvents()
 	run.Omitted, run.OmittedFrom, run.OmittedTo = m.TraceOmitted()
 	if u.cut {
 		run.CutAt = m.Steps()

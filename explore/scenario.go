@@ -61,10 +61,13 @@ type Scenario struct {
 	// Tracer, when set, runs the tracer kernel (tracer.go; arm only):
 	// its callback, preemption paths and interrupts as code. IRQBound
 	// bounds a run's interrupts and remote wakeups (default 1, NoIRQs for
-	// none); Lossless makes a lost event a hazard.
+	// none); Lossless makes a lost event a hazard; NMI lets
+	// non-maskable interrupts arrive too, even with interrupts masked
+	// (within IRQBound).
 	Tracer   *kernel.Tracer
 	IRQBound int
 	Lossless bool
+	NMI      bool
 }
 
 // WithDefaults returns s with every zero field set to its default.

@@ -69,6 +69,9 @@ func (s Scenario) tracerString() string {
 	if s.Lossless {
 		out += ", lossless"
 	}
+	if s.NMI {
+		out += ", nmi"
+	}
 	return out
 }
 
@@ -92,12 +95,13 @@ func tracerSpace(sp *Space, sc Scenario) {
 	sp.Traced = append([]string{}, sc.Tracer.Traced...)
 	b := sc.irqBound()
 	sp.IRQBound = &b
+	sp.NMI = sc.NMI
 }
 
 // tracerResult fills in the lost events and the longest interrupts-off
 // stretch of a tracer scenario's result: over every run the search
 // explored (check), or of the one run (replay, m set).
-func tracerResult(res *Result, sc Scenario, stats *sched.TracerStats, m *sched.Machine) {
+func tracerResult(res *Result, sc Scenario, stats *sched.TracerStats, run *Run) {
 	if sc.Tracer == nil {
 		return
 	}
@@ -106,8 +110,8 @@ func tracerResult(res *Result, sc Scenario, stats *sched.TracerStats, m *sched.M
 	if stats != nil {
 		lost, rec, off = stats.Snapshot()
 	}
-	if m != nil {
-		lost, rec = m.LostEvents()
+	if run != nil {
+		lost, rec = run.LostEvents, run.Recursed
 	}
 	res.LostEvents, res.RecursedEvents = lostEvents(lost), lostEvents(rec)
 	res.IRQsOffMaxSteps = &off

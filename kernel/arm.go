@@ -81,23 +81,13 @@ type armText struct{ *asm }
 func (a armText) w(x arm.Word) { a.emit(x.Bytes()) }
 
 // ok returns x, failing the build when it could not be encoded.
-func (a armText) ok(x arm.Word, fine bool) arm.Word {
-	if !fine {
-		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
-	}
-	return x
-}
+func (a armText) ok(x arm.Word, fine bool) arm.Word { return encoded(a.asm, x, fine) }
 
 // call emits a bl to target, resolved once every symbol is placed.
 func (a armText) call(target string) {
-	pc := uint32(a.pc())
-	a.w(0) // placeholder
-	a.later(func() {
-		x, fine := arm.BL(pc, uint32(a.addr(target)))
-		if !fine {
-			a.fail("kernel: bl %s out of range", target)
-		}
-		copy(a.img.Text[uint64(pc)-a.img.Base:], x.Bytes())
+	a.callLater("bl", target, make([]byte, 4), func(pc, to uint64) ([]byte, bool) {
+		x, fine := arm.BL(uint32(pc), uint32(to))
+		return x.Bytes(), fine
 	})
 }
 
@@ -115,16 +105,9 @@ func (a armText) services() {
 	w(arm.LdrImm(arm.LR, arm.SP, 4))
 	w(arm.LdrPost(arm.PC, arm.SP, 8))
 
-	hook := func(name string, kind HookKind, then arm.Word) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		w(arm.Nop())
-		w(then)
-	}
-	hook("trace_function", HookTrace, arm.BX(arm.LR))
-	hook("schedule", HookSchedule, arm.BX(arm.LR))
-	pc := uint32(a.pc()) + 4
-	hook("do_exit", HookExit, ok(arm.B(pc, pc)))
+	a.hooks(arm.Nop().Bytes(), arm.BX(arm.LR).Bytes(), func(pc uint64) []byte {
+		return ok(arm.B(uint32(pc), uint32(pc))).Bytes()
+	})
 }
 
 func funcName(i int) string { return fmt.Sprintf("f%d", i) }

@@ -174,23 +174,13 @@ func arm64Word(w uint32) arm64.Word { return arm64.Word(w) }
 func (a arm64Text) w(x arm64.Word) { a.emit(x.Bytes()) }
 
 // ok returns x, failing the build when it could not be encoded.
-func (a arm64Text) ok(x arm64.Word, fine bool) arm64.Word {
-	if !fine {
-		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
-	}
-	return x
-}
+func (a arm64Text) ok(x arm64.Word, fine bool) arm64.Word { return encoded(a.asm, x, fine) }
 
 // call emits a bl to target, resolved once every symbol is placed.
 func (a arm64Text) call(target string) {
-	pc := a.pc()
-	a.w(0) // placeholder
-	a.later(func() {
-		x, fine := arm64.BL(pc, a.addr(target))
-		if !fine {
-			a.fail("kernel: bl %s out of range", target)
-		}
-		copy(a.img.Text[pc-a.img.Base:], x.Bytes())
+	a.callLater("bl", target, make([]byte, 4), func(pc, to uint64) ([]byte, bool) {
+		x, fine := arm64.BL(pc, to)
+		return x.Bytes(), fine
 	})
 }
 
@@ -234,17 +224,10 @@ func (a arm64Text) services(prologue string) {
 	a.sym("_mcount")
 	w(arm64.Ret(arm64.LR))
 
-	hook := func(name string, kind HookKind, then arm64.Word) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		w(arm64.Nop())
-		w(then)
-	}
-	hook("trace_function", HookTrace, arm64.Ret(arm64.LR))
-	hook("schedule", HookSchedule, arm64.Ret(arm64.LR))
-	pc := a.pc() + 4
-	b, _ := arm64.B(pc, pc)
-	hook("do_exit", HookExit, b)
+	a.hooks(arm64.Nop().Bytes(), arm64.Ret(arm64.LR).Bytes(), func(pc uint64) []byte {
+		b, _ := arm64.B(pc, pc)
+		return b.Bytes()
+	})
 
 	if len(data) == 0 {
 		return

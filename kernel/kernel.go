@@ -271,6 +271,48 @@ func (a *asm) fail(format string, args ...any) {
 // later runs f once all symbols are placed (for forward references).
 func (a *asm) later(f func()) { a.fixes = append(a.fixes, f) }
 
+// callLater emits placeholder where a call to target goes, and replaces
+// it, once every symbol is placed, with enc's encoding of the call at pc
+// to target's address; what names the instruction when it is out of range.
+func (a *asm) callLater(what, target string, placeholder []byte, enc func(pc, to uint64) ([]byte, bool)) {
+	pc := a.pc()
+	a.emit(placeholder)
+	a.later(func() {
+		b, fine := enc(pc, a.addr(target))
+		if !fine {
+			a.fail("kernel: %s %s out of range", what, target)
+		}
+		copy(a.img.Text[pc-a.img.Base:], b)
+	})
+}
+
+// hooks emits the hook stubs every text ends with: trace_function and
+// schedule, each the hook's nop then ret, and do_exit, its nop then self(pc),
+// a branch to itself at pc.
+func (a *asm) hooks(nop, ret []byte, self func(pc uint64) []byte) {
+	for _, h := range []struct {
+		name string
+		kind HookKind
+	}{{"trace_function", HookTrace}, {"schedule", HookSchedule}, {"do_exit", HookExit}} {
+		a.sym(h.name)
+		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: h.kind})
+		a.emit(nop)
+		if h.kind == HookExit {
+			a.emit(self(a.pc()))
+		} else {
+			a.emit(ret)
+		}
+	}
+}
+
+// encoded returns x, failing the build when it could not be encoded.
+func encoded[W fmt.Stringer](a *asm, x W, fine bool) W {
+	if !fine {
+		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
+	}
+	return x
+}
+
 func (a *asm) finish() (*Image, error) {
 	a.end()
 	for _, f := range a.fixes {

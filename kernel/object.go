@@ -3,14 +3,12 @@ package kernel
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
 
 	"github.com/mcountsim/mcountsim/isa/arm"
-	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/objfile"
 )
 
@@ -262,82 +260,15 @@ func (l *linker) worker() {
 	a.sym("worker")
 	a.img.Entry = a.pc()
 	switch l.arch {
+	case ARM:
+		l.workerARM()
+	case X86:
+		l.workerX86()
 	case ARM64:
 		l.workerARM64()
-		return
 	case RISCV64:
 		l.workerRISCV()
-		return
 	}
-	if l.arch == ARM {
-		t := armText{a}
-		t.w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
-		t.w(t.ok(arm.MovImm(arm.R5, uint32(l.cfg.Iterations))))
-		// Arguments after the fourth go on the stack, the fifth at sp, in
-		// an area that keeps sp 8-byte aligned at the call (AAPCS 5.5,
-		// 6.2.1.2); they are stored again before every call, since the
-		// callee owns them.
-		onStack := max(len(l.cfg.Args)-4, 0)
-		if onStack > 0 {
-			t.w(t.ok(arm.SubImm(arm.SP, arm.SP, uint32(onStack*4+7)&^7)))
-		}
-		loop := uint32(a.pc())
-		// ldr rN, [pc, #off]: the arguments sit in a literal pool after the
-		// loop; a stack argument goes through r0 first.
-		loads := make([]uint64, len(l.cfg.Args))
-		for i := 4; i < len(l.cfg.Args); i++ {
-			loads[i] = a.pc()
-			t.w(0)
-			t.w(arm.StrImm(arm.R0, arm.SP, int32(4*(i-4))))
-		}
-		for i := range min(len(l.cfg.Args), 4) {
-			loads[i] = a.pc()
-			t.w(0)
-		}
-		t.call(l.cfg.Function)
-		l.ret = a.pc()
-		t.call("schedule")
-		t.w(t.ok(arm.SubsImm(arm.R5, arm.R5, 1)))
-		t.w(t.ok(arm.B(uint32(a.pc()), loop)).If(arm.NE))
-		t.call("do_exit")
-		for i, v := range l.cfg.Args {
-			lit := a.pc()
-			t.w(arm.Word(uint32(v)))
-			rt := i
-			if i >= 4 {
-				rt = arm.R0 // then stored to the stack
-			}
-			copy(a.img.Text[loads[i]-a.img.Base:], arm.LdrImm(rt, arm.PC, int32(lit-loads[i]-8)).Bytes())
-		}
-		return
-	}
-	t := x86Text{a}
-	// Four pushes keep %rsp 16-byte aligned at the call, as the ABI wants.
-	for _, r := range []x86.Reg{x86.RBX, x86.RBP, x86.R12, x86.R13} {
-		a.emit(x86.Push(r))
-	}
-	t.b(0xbb, byte(l.cfg.Iterations), 0, 0, 0) // mov $iterations,%ebx
-	loop := a.pc()
-	regs := []x86.Reg{x86.RDI, x86.RSI, x86.RDX, x86.RCX, x86.R8, x86.R9}
-	for i, v := range l.cfg.Args {
-		a.emit(movabs(regs[i], uint64(v)))
-	}
-	t.call(l.cfg.Function)
-	l.ret = a.pc()
-	t.call("schedule")
-	a.emit(x86.SubImm(x86.RBX, 1))
-	t.jcc(x86.NE, loop)
-	t.call("do_exit")
-}
-
-// movabs encodes mov $imm64,%r (REX.W B8+r io; Intel SDM Vol. 2B, MOV).
-func movabs(r x86.Reg, v uint64) []byte {
-	rex := byte(0x48)
-	if r >= 8 {
-		rex |= 1
-	}
-	out := []byte{rex, 0xb8 | byte(r&7)}
-	return binary.LittleEndian.AppendUint64(out, v)
 }
 
 // text copies the executable sections and names their functions.
@@ -390,438 +321,6 @@ func (l *linker) text() error {
 	return nil
 }
 
-// data lays out every allocated non-executable section (and COMMON
-// symbols) as data segments, applies their relocations, and makes room
-// for the GOT.
-func (l *linker) data() error {
-	img := l.a.img
-	dbase := l.dataBase()
-	next := dbase
-	type pending struct {
-		seg int
-		sec *elf.Section
-		idx int
-	}
-	var todo []pending
-	// The writable sections first, then the read-only ones from a page of
-	// their own, as a linker puts .rodata and .data in different segments:
-	// a page holding only read-only data is read-only (a store there
-	// faults), and loads from it commute with everything (the partial-order
-	// reduction, explore's package doc). COMMON and the GOT, writable,
-	// start a page of their own after read-only data.
-	roLast := false
-	for _, i := range l.dataOrder() {
-		es := l.ef.Sections[i]
-		if ro := es.Flags&elf.SHF_WRITE == 0; ro != roLast {
-			if next > dbase {
-				next = (next + pageSize - 1) &^ (pageSize - 1)
-			}
-			roLast = ro
-		}
-		align := max(es.Addralign, 8)
-		if align > 4096 || align&(align-1) != 0 || es.Size > maxData || next+es.Size > dbase+maxData {
-			return fmt.Errorf("%s: %w: section %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, es.Name, es.Size, es.Addralign, maxData>>20)
-		}
-		next = (next + align - 1) &^ (align - 1)
-		b := make([]byte, es.Size)
-		if es.Type != elf.SHT_NOBITS {
-			d, err := es.Data()
-			if err != nil {
-				return fmt.Errorf("%s: section %s: %v", l.name, es.Name, err)
-			}
-			copy(b, d)
-		}
-		l.secAddr[i] = next
-		img.Data = append(img.Data, Segment{Name: es.Name, Addr: next, Bytes: b, ReadOnly: es.Flags&elf.SHF_WRITE == 0})
-		todo = append(todo, pending{len(img.Data) - 1, es, i})
-		next += es.Size
-	}
-	if roLast {
-		next = (next + pageSize - 1) &^ (pageSize - 1)
-	}
-	var commons []byte
-	cbase := (next + 15) &^ 15
-	for i, s := range l.f.Symbols {
-		if s.Section != elf.SHN_COMMON {
-			continue
-		}
-		align := max(s.Value, 1)
-		if align > 4096 || align&(align-1) != 0 || s.Size > maxData || uint64(len(commons))+s.Size > maxData {
-			return fmt.Errorf("%s: %w: common symbol %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, s.Name, s.Size, s.Value, maxData>>20)
-		}
-		off := (uint64(len(commons)) + align - 1) &^ (align - 1)
-		commons = append(commons, make([]byte, off+s.Size-uint64(len(commons)))...)
-		if l.common == nil {
-			l.common = map[int]uint64{}
-		}
-		l.common[i] = cbase + off
-	}
-	if len(commons) > 0 {
-		img.Data = append(img.Data, Segment{Name: "COMMON", Addr: cbase, Bytes: commons})
-		next = cbase + uint64(len(commons))
-	}
-	// Relocations of data sections (pointers in .data, jump tables in .rodata).
-	for _, p := range todo {
-		relocs, err := l.elfRelocs(p.idx)
-		if err != nil {
-			return err
-		}
-		seg := img.Data[p.seg]
-		for _, r := range relocs {
-			if err := l.relocate(func() []byte { return seg.Bytes }, seg.Addr, r, p.sec.Name); err != nil {
-				return err
-			}
-		}
-	}
-	// The GOT: one slot per symbol a GOTPCREL relocation of text names.
-	l.gotSeg = -1
-	if l.arch == X86 {
-		var n int
-		for _, s := range l.f.Sections {
-			for _, r := range s.Relocs {
-				switch elf.R_X86_64(r.Type) {
-				case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
-					if _, ok := l.got[r.Sym]; !ok && !l.hookSym(r.Sym) {
-						l.got[r.Sym] = uint64(n) * 8
-						n++
-					}
-				}
-			}
-		}
-		if n > 0 {
-			at := (next + 15) &^ 15
-			img.Data = append(img.Data, Segment{Name: "GOT", Addr: at, Bytes: make([]byte, n*8)})
-			l.gotSeg = len(img.Data) - 1
-			got := img.Data[l.gotSeg].Bytes
-			for sym, off := range l.got {
-				l.got[sym] = at + off
-				v, err := l.symAddr(sym)
-				var late *lateSym
-				switch {
-				case errors.As(err, &late):
-					a := l.a
-					a.later(func() { binary.LittleEndian.PutUint64(got[off:], a.addr(late.name)) })
-				case err != nil:
-					return err
-				default:
-					binary.LittleEndian.PutUint64(got[off:], v)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// pageSize is the page of the data layout (sched.PageSize).
-const pageSize = 4096
-
-// dataOrder returns the indices of the allocated non-executable sections
-// to lay out as data: the writable ones in section order, then the
-// read-only ones.
-func (l *linker) dataOrder() []int {
-	var rw, ro []int
-	for i, es := range l.ef.Sections {
-		if es.Flags&elf.SHF_ALLOC == 0 || es.Flags&elf.SHF_EXECINSTR != 0 || es.Size == 0 {
-			continue
-		}
-		if es.Type != elf.SHT_PROGBITS && es.Type != elf.SHT_NOBITS && es.Type != elf.SHT_INIT_ARRAY && es.Type != elf.SHT_FINI_ARRAY {
-			continue
-		}
-		if es.Flags&elf.SHF_WRITE != 0 {
-			rw = append(rw, i)
-		} else {
-			ro = append(ro, i)
-		}
-	}
-	return append(rw, ro...)
-}
-
-// elfRelocs returns the relocations applying to section idx of a data
-// section (objfile loads those of text only).
-func (l *linker) elfRelocs(idx int) ([]objfile.Reloc, error) {
-	var out []objfile.Reloc
-	bo := l.ef.ByteOrder
-	for _, rs := range l.ef.Sections {
-		if (rs.Type != elf.SHT_REL && rs.Type != elf.SHT_RELA) || int(rs.Info) != idx {
-			continue
-		}
-		d, err := rs.Data()
-		if err != nil {
-			return nil, fmt.Errorf("%s: section %s: %v", l.name, rs.Name, err)
-		}
-		rela := rs.Type == elf.SHT_RELA
-		size := map[bool]map[bool]int{false: {false: 8, true: 12}, true: {false: 16, true: 24}}[l.ef.Class == elf.ELFCLASS64][rela]
-		for off := 0; off+size <= len(d); off += size {
-			e := d[off : off+size]
-			var r objfile.Reloc
-			r.RELA = rela
-			if l.ef.Class == elf.ELFCLASS32 {
-				info := bo.Uint32(e[4:])
-				r.Offset, r.Sym, r.Type = uint64(bo.Uint32(e)), int(info>>8), info&0xff
-				if rela {
-					r.Addend = int64(int32(bo.Uint32(e[8:])))
-				}
-			} else {
-				info := bo.Uint64(e[8:])
-				r.Offset, r.Sym, r.Type = bo.Uint64(e), int(info>>32), uint32(info)
-				if rela {
-					r.Addend = int64(bo.Uint64(e[16:]))
-				}
-			}
-			if r.Sym >= len(l.f.Symbols) {
-				return nil, fmt.Errorf("%s: relocation in %s names symbol %d of %d", l.name, rs.Name, r.Sym, len(l.f.Symbols))
-			}
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-// hookSym reports whether symbol i is the profiling hook of the arch.
-func (l *linker) hookSym(i int) bool {
-	s := l.f.Symbols[i]
-	return s.Section == elf.SHN_UNDEF && objfile.IsHook(l.f.Arch, s.Name)
-}
-
-// symTarget returns the name a call to undefined symbol s links to: the
-// trampoline for the profiling hook, a service, or a generated stub.
-func (l *linker) symTarget(s objfile.Symbol) (string, error) {
-	switch {
-	case l.arch == ARM && s.Name == "__gnu_mcount_nc":
-		return "__gnu_mcount_nc", nil
-	case l.arch == ARM && (s.Name == "mcount" || s.Name == "_mcount"):
-		return "", l.errorf("calls %s: the pre-EABI mcount ABI is not supported (gcc >= 4.4 emits __gnu_mcount_nc)", s.Name)
-	case l.arch == X86 && (s.Name == "__fentry__" || s.Name == "mcount"):
-		return s.Name, nil
-	case (l.arch == ARM64 || l.arch == RISCV64) && s.Name == "_mcount":
-		return s.Name, nil
-	case builtinNames[s.Name]:
-		return s.Name, nil
-	case l.arch == ARM && IsARMHelper(s.Name):
-		l.helpers[s.Name] = true
-		return s.Name, nil
-	}
-	l.stubs[s.Name] = true
-	return s.Name, nil
-}
-
-// symAddr returns the address symbol i resolves to. Undefined symbols
-// resolve to a trampoline, a service or a stub; the address of a text
-// symbol is known only once everything is placed, so symAddr must run
-// after layout (it is called from relocation, which runs later).
-func (l *linker) symAddr(i int) (uint64, error) {
-	s := l.f.Symbols[i]
-	switch {
-	case s.Section == elf.SHN_UNDEF:
-		if i == 0 {
-			return 0, nil
-		}
-		name, err := l.symTarget(s)
-		if err != nil {
-			return 0, err
-		}
-		return 0, &lateSym{name}
-	case s.Section == elf.SHN_ABS:
-		return s.Value, nil
-	case s.Section == elf.SHN_COMMON:
-		return l.common[i], nil
-	case s.Section >= elf.SHN_LORESERVE:
-		return 0, l.errorf("symbol %s in special section %#x", s.Name, uint16(s.Section))
-	}
-	at, ok := l.secAddr[int(s.Section)]
-	if !ok {
-		return 0, l.errorf("symbol %s is in section %s, which is not loaded", s.Name, l.f.Sections[s.Section].Name)
-	}
-	v := at + s.Value
-	if s.Thumb {
-		v |= 1
-	}
-	return v, nil
-}
-
-// lateSym is a symbol placed after the object's text (a service or a
-// stub); relocations against it are applied once it is placed.
-type lateSym struct{ name string }
-
-func (e *lateSym) Error() string { return "late symbol " + e.name }
-
-// relocateText applies the relocations of every loaded executable section.
-func (l *linker) relocateText() error {
-	for _, s := range l.f.Sections {
-		at, ok := l.secAddr[s.Index]
-		if !ok || !s.Executable() {
-			continue
-		}
-		off := at - l.a.img.Base
-		for _, r := range s.Relocs {
-			if l.arch == X86 && l.hookSym(r.Sym) && isGOTCall(r.Type) {
-				if err := l.relaxGOTCall(s, at, r); err != nil {
-					return err
-				}
-				continue
-			}
-			n := uint64(len(s.Data))
-			text := func() []byte { return l.a.img.Text[off : off+n] }
-			if err := l.relocate(text, at, r, s.Name); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func isGOTCall(t uint32) bool {
-	switch elf.R_X86_64(t) {
-	case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX:
-		return true
-	}
-	return false
-}
-
-// relaxGOTCall turns gcc's PIC call of the profiling hook, call
-// *__fentry__@GOTPCREL(%rip) (ff 15 rel32), into a direct call followed by
-// a nop (e8 rel32 90), as ld -z call-nop=suffix-nop does: the site is then
-// the 5-byte call the strategies patch.
-func (l *linker) relaxGOTCall(s *objfile.Section, at uint64, r objfile.Reloc) error {
-	if r.Offset < 2 || s.Data[r.Offset-2] != 0xff || s.Data[r.Offset-1] != 0x15 {
-		return l.errorf("%s at %s+%#x is not a call through the GOT", l.f.RelocTypeName(r.Type), s.Name, r.Offset)
-	}
-	call := at + r.Offset - 2
-	name, err := l.symTarget(l.f.Symbols[r.Sym])
-	if err != nil {
-		return err
-	}
-	copy(l.a.img.Text[call-l.a.img.Base:], []byte{0x90, 0x90, 0x90, 0x90, 0x90, 0x90})
-	a := l.a
-	a.later(func() {
-		enc, ok := x86.CallRel32(call, a.addr(name))
-		if !ok {
-			a.fail("kernel: call %s out of range", name)
-		}
-		copy(a.img.Text[call-a.img.Base:], enc)
-	})
-	return nil
-}
-
-// relocate applies r to the section loaded at addr whose bytes buf
-// returns (an accessor: text grows while stubs are laid out).
-func (l *linker) relocate(buf func() []byte, addr uint64, r objfile.Reloc, sec string) error {
-	if l.arch == ARM64 || l.arch == RISCV64 {
-		return l.relocate64(buf, addr, r, sec)
-	}
-	tname := l.f.RelocTypeName(r.Type)
-	where := fmt.Sprintf("%s+%#x", sec, r.Offset)
-	if l.arch == ARM {
-		switch elf.R_ARM(r.Type) {
-		case elf.R_ARM_NONE, elf.R_ARM_V4BX:
-			return nil
-		case elf.R_ARM_CALL, elf.R_ARM_JUMP24, elf.R_ARM_ABS32, elf.R_ARM_REL32, elf.R_ARM_MOVW_ABS_NC, elf.R_ARM_MOVT_ABS:
-		default:
-			return l.errorf("relocation %s at %s", tname, where)
-		}
-	} else {
-		switch elf.R_X86_64(r.Type) {
-		case elf.R_X86_64_NONE:
-			return nil
-		case elf.R_X86_64_64, elf.R_X86_64_PC32, elf.R_X86_64_PLT32, elf.R_X86_64_32, elf.R_X86_64_32S,
-			elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
-		default:
-			return l.errorf("relocation %s at %s", tname, where)
-		}
-	}
-	if r.Offset+relocSize(l.arch, r.Type) > uint64(len(buf())) {
-		return fmt.Errorf("%s: relocation %s at %s runs past its section", l.name, tname, where)
-	}
-	v, err := l.symAddr(r.Sym)
-	var late *lateSym
-	if errors.As(err, &late) {
-		a := l.a
-		a.later(func() {
-			if err := l.apply(buf(), addr, r, a.addr(late.name), where); err != nil {
-				a.fail("%v", err)
-			}
-		})
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return l.apply(buf(), addr, r, v, where)
-}
-
-func relocSize(arch Arch, t uint32) uint64 {
-	if arch == X86 && elf.R_X86_64(t) == elf.R_X86_64_64 {
-		return 8
-	}
-	return 4
-}
-
-// apply writes the relocated field (ARM: ELF for the ARM Architecture,
-// §5.6; x86-64: System V ABI AMD64 supplement, §4.4).
-func (l *linker) apply(buf []byte, addr uint64, r objfile.Reloc, s uint64, where string) error {
-	p := addr + r.Offset
-	field := buf[r.Offset:]
-	tname := l.f.RelocTypeName(r.Type)
-	if l.arch == ARM {
-		w := binary.LittleEndian.Uint32(field)
-		switch elf.R_ARM(r.Type) {
-		case elf.R_ARM_CALL, elf.R_ARM_JUMP24:
-			if s&1 != 0 {
-				return l.errorf("%s at %s targets Thumb code", tname, where)
-			}
-			a := int64(int32(w<<8) >> 6)
-			d := int64(s) + a - int64(p)
-			if d&3 != 0 || d < -(1<<25) || d >= 1<<25 {
-				return l.errorf("%s at %s: target %#x out of range", tname, where, s)
-			}
-			w = w&0xff000000 | uint32(d>>2)&0x00ffffff
-		case elf.R_ARM_ABS32:
-			w = uint32(int64(s) + int64(int32(w)))
-		case elf.R_ARM_REL32:
-			w = uint32(int64(s) + int64(int32(w)) - int64(p))
-		case elf.R_ARM_MOVW_ABS_NC, elf.R_ARM_MOVT_ABS:
-			a := int64(int16(uint16(w>>4&0xf000 | w&0xfff)))
-			v := uint32(int64(s) + a)
-			if elf.R_ARM(r.Type) == elf.R_ARM_MOVT_ABS {
-				v >>= 16
-			}
-			v &= 0xffff
-			w = w&^0x000f0fff | (v>>12)<<16 | v&0xfff
-		}
-		binary.LittleEndian.PutUint32(field, w)
-		return nil
-	}
-	a := r.Addend
-	var v int64
-	switch elf.R_X86_64(r.Type) {
-	case elf.R_X86_64_64:
-		binary.LittleEndian.PutUint64(field, uint64(int64(s)+a))
-		return nil
-	case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
-		v = int64(s) + a - int64(p)
-	case elf.R_X86_64_32:
-		v = int64(s) + a
-		if v < 0 || v > 0xffffffff {
-			return l.errorf("%s at %s: %#x does not fit", tname, where, v)
-		}
-		binary.LittleEndian.PutUint32(field, uint32(v))
-		return nil
-	case elf.R_X86_64_32S:
-		v = int64(s) + a
-	case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
-		slot, ok := l.got[r.Sym]
-		if !ok {
-			return l.errorf("%s at %s: no GOT slot", tname, where)
-		}
-		v = int64(slot) + a - int64(p)
-	}
-	if v < -1<<31 || v >= 1<<31 {
-		return l.errorf("%s at %s: %#x does not fit in 32 bits", tname, where, v)
-	}
-	binary.LittleEndian.PutUint32(field, uint32(int32(v)))
-	return nil
-}
-
 // sites turns objfile's sites into the image's.
 func (l *linker) sites() error {
 	if l.arch == ARM64 || l.arch == RISCV64 {
@@ -833,14 +332,9 @@ func (l *linker) sites() error {
 	}
 	img := l.a.img
 	for _, s := range found {
-		at, ok := l.secAddr[s.SectionIndex]
+		fn, call, ok := l.placed(s)
 		if !ok {
 			continue
-		}
-		call := at + s.SectionOffset
-		fn := s.Function
-		if fn == "" {
-			fn = s.FunctionRef()
 		}
 		if l.arch == ARM {
 			if s.Thumb || !s.ARMPushLR {
@@ -861,29 +355,30 @@ func (l *linker) sites() error {
 	return nil
 }
 
+// placed returns the function of site s, for the image, and where s is
+// loaded; ok is false when its section is not.
+func (l *linker) placed(s objfile.Site) (fn string, addr uint64, ok bool) {
+	at, ok := l.secAddr[s.SectionIndex]
+	fn = s.Function
+	if fn == "" {
+		fn = s.FunctionRef()
+	}
+	return fn, at + s.SectionOffset, ok
+}
+
 // stub emits a function that returns 0 and clobbers every caller-saved
 // register, standing for an undefined function the object calls.
 func (l *linker) stub(name string) {
 	a := l.a
 	a.sym(name)
 	switch l.arch {
+	case ARM:
+		l.stubARM()
+	case X86:
+		l.stubX86()
 	case ARM64:
 		l.stubARM64()
-		return
 	case RISCV64:
 		l.stubRISCV()
-		return
 	}
-	if l.arch == ARM {
-		t := armText{a}
-		for _, r := range []int{arm.R0, arm.R1, arm.R2, arm.R3, arm.R12} {
-			t.w(t.ok(arm.MovImm(r, 0)))
-		}
-		t.w(arm.BX(arm.LR))
-		return
-	}
-	// xor %eax,%eax; xor %ecx,%ecx; ... xor %r11d,%r11d; ret
-	a.emit([]byte{0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0x31, 0xf6, 0x31, 0xff,
-		0x45, 0x31, 0xc0, 0x45, 0x31, 0xc9, 0x45, 0x31, 0xd2, 0x45, 0x31, 0xdb})
-	a.emit(x86.Ret())
 }

@@ -34,6 +34,26 @@ func (l *linker) layout64() error {
 	return l.riscvLayout(found)
 }
 
+// oneLayout sets l.prologue to the layout that layout finds at every site
+// (given the site's section bytes), or to def when there is no site: an
+// object's sites all have one layout. what names a layout in errors.
+func (l *linker) oneLayout(found []objfile.Site, what, def string, layout func(s objfile.Site, code []byte) (string, error)) error {
+	for _, s := range found {
+		lay, err := layout(s, l.f.Sections[s.SectionIndex].Data)
+		if err != nil {
+			return err
+		}
+		if l.prologue != "" && l.prologue != lay {
+			return l.errorf("site at %s is %s%s, but an earlier one is %s: one layout per object", s.FunctionRef(), what, lay, l.prologue)
+		}
+		l.prologue = lay
+	}
+	if l.prologue == "" {
+		l.prologue = def // no site: the default trampolines
+	}
+	return nil
+}
+
 // sites64 adds the image's sites of an arm64 or riscv64 object.
 func (l *linker) sites64() error {
 	found, err := l.f.Sites()

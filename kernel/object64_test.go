@@ -3,10 +3,7 @@ package kernel_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -40,100 +37,12 @@ var fixtures64 = []struct {
 	{"rv-pg-args8.o", kernel.RISCV64, kernel.RVMcount, "rv-mcount", 8, "rv-mcount+enabled"},
 }
 
-// abi64 is where a call's result and the callee-saved registers are, in
-// sched.Machine.Reg numbering, and the length of the worker's call.
-var abi64 = map[kernel.Arch]struct {
-	ret, callLen int
-	saved        []int
-}{
-	kernel.ARM64:   {0, 4, []int{19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31}},   // x19-x29, sp
-	kernel.RISCV64: {10, 8, []int{2, 8, 9, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}}, // sp, s0-s11
-}
-
-// runOnce64 links file for c with its layout's strategy booted (every
-// site as the strategy boots it), runs it on one CPU with one task, and
-// returns the low 32 bits of the result (ok false if it never returned)
-// and the machine, and whether the task reached trace_function. The
-// callee-saved registers and the stack pointer must be the same at the
-// call and at the return.
-func runOnce64(t testing.TB, file, strategy string, c call) (int32, bool, bool, *sched.Machine) {
-	t.Helper()
-	o, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: c.fn, Args: c.args, Iterations: 1})
-	require.NoError(t, err)
-	name, bootEnabled := strings.CutSuffix(strategy, "+enabled")
-	s, ok := patch.Lookup(o.Image.Arch, name)
-	require.True(t, ok, strategy)
-	if bootEnabled {
-		on := *s
-		on.Boot = []patch.Ref{{Form: s.Enabled}}
-		s = &on
-	}
-	prog, err := patch.Compile(s, o.Image, 0)
-	require.NoError(t, err)
-	m, err := sched.New(o.Image, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, StackWords: 1024}, prog)
-	require.NoError(t, err)
-	abi := abi64[o.Image.Arch]
-	callAt := o.Return - uint64(abi.callLen)
-	tracer, ok := o.Image.Symbol("trace_function")
-	require.True(t, ok)
-	traced := false
-	regs := func() []uint64 {
-		var r []uint64
-		for _, i := range abi.saved {
-			r = append(r, m.Reg(0, i))
-		}
-		return r
-	}
-	var ret int32
-	var before []uint64
-	got := false
-	var buf []sched.Action
-	for !m.Done() {
-		buf = m.Options(buf)
-		if len(buf) == 0 {
-			m.Deadlock()
-			break
-		}
-		m.Apply(buf[0])
-		if m.Task(0).State != sched.Running {
-			continue
-		}
-		switch m.PC(0) {
-		case tracer:
-			traced = true
-		case callAt:
-			before = regs()
-		case o.Return:
-			require.Equal(t, before, regs(), "%s %v: callee-saved registers or the stack pointer changed across the call", file, c)
-			ret, got = int32(m.Reg(0, abi.ret)), true
-		}
-	}
-	return ret, got, traced, m
-}
-
-// expected64 reads testdata/obj/expected64.txt ("file call value").
-func expected64(t testing.TB) map[string]int32 {
-	out := map[string]int32{}
-	b, err := os.ReadFile(filepath.Join(objDir, "expected64.txt"))
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		v, err := strconv.ParseInt(f[2], 10, 32)
-		require.NoError(t, err)
-		out[f[0]+" "+f[1]] = int32(v)
-	}
-	return out
-}
-
 // testObjects64 is TestARM64Objects and TestRISCVObjects: every function
 // of args8.c runs to completion in every fixture of arch, with no hazard,
 // and returns what expected64.txt (QEMU's answer, TestObjects64QEMU)
 // says; every function has its one site in the layout's shape.
 func testObjects64(t *testing.T, arch kernel.Arch) {
-	want := expected64(t)
+	want := readExpected(t, "expected64.txt")
 	calls := callsFrom(t, "args8.txt")
 	fns := map[string]bool{}
 	for _, c := range calls {
@@ -164,14 +73,14 @@ func testObjects64(t *testing.T, arch kernel.Arch) {
 			t.Run(key, func(t *testing.T) {
 				w, ok := want[key]
 				require.True(t, ok, "%s is missing from expected64.txt (go test ./kernel -run Objects64QEMU -update)", key)
-				got, returned, traced, m := runOnce64(t, fx.file, fx.strategy, c)
+				got, returned, traced, m := runObject(t, fx.file, fx.strategy, c)
 				require.Empty(t, m.Hazards(), "%s", key)
 				require.True(t, returned, "%s never returned", key)
 				require.False(t, traced, "%s: a disabled site called the tracer", key)
 				require.Equal(t, w, got, "%s: mcountsim returned %d, QEMU %d", key, got, w)
 				// Through the trampoline: the tracer is called and the
 				// arguments and the result survive it.
-				got, returned, traced, m = runOnce64(t, fx.file, fx.enabled, c)
+				got, returned, traced, m = runObject(t, fx.file, fx.enabled, c)
 				require.Empty(t, m.Hazards(), "%s under %s", key, fx.enabled)
 				require.True(t, returned && traced, "%s under %s: returned %v, traced %v", key, fx.enabled, returned, traced)
 				require.Equal(t, w, got, "%s under %s: mcountsim returned %d, QEMU %d", key, fx.enabled, got, w)
@@ -185,38 +94,25 @@ func testObjects64(t *testing.T, arch kernel.Arch) {
 // natively, each object linked into harness64.c under qemu-aarch64 or
 // qemu-riscv64 (-update rewrites it).
 func TestObjects64QEMU(t *testing.T) {
-	tools := map[kernel.Arch][2]string{
-		kernel.ARM64:   {oracle.Tool(t, "gcc-aarch64-linux-gnu", "the arm64 objects against QEMU (kernel)", "aarch64-linux-gnu-gcc"), oracle.Tool(t, "qemu-user", "the arm64 objects against QEMU (kernel)", "qemu-aarch64")},
-		kernel.RISCV64: {oracle.Tool(t, "gcc-riscv64-linux-gnu", "the RISC-V objects against QEMU (kernel)", "riscv64-linux-gnu-gcc"), oracle.Tool(t, "qemu-user", "the RISC-V objects against QEMU (kernel)", "qemu-riscv64")},
-	}
-	dir := t.TempDir()
+	oracle.Tool(t, "gcc-aarch64-linux-gnu", "the arm64 objects against QEMU (kernel)", "aarch64-linux-gnu-gcc")
+	oracle.Tool(t, "qemu-user", "the arm64 objects against QEMU (kernel)", "qemu-aarch64")
+	oracle.Tool(t, "gcc-riscv64-linux-gnu", "the RISC-V objects against QEMU (kernel)", "riscv64-linux-gnu-gcc")
+	oracle.Tool(t, "qemu-user", "the RISC-V objects against QEMU (kernel)", "qemu-riscv64")
+	calls := callsFrom(t, "args8.txt")
 	var lines []string
 	got := map[string]int32{}
 	for _, fx := range fixtures64 {
-		tl := tools[fx.arch]
-		exe := filepath.Join(dir, fx.file+".exe")
-		b, err := exec.Command(tl[0], "-static", "-O2", "-o", exe, filepath.Join(objDir, "harness64.c"), filepath.Join(objDir, fx.file)).CombinedOutput()
-		require.NoError(t, err, "building the harness for %s: %s", fx.file, b)
-		for _, c := range callsFrom(t, "args8.txt") {
-			args := []string{exe, c.fn}
-			for _, a := range c.args {
-				args = append(args, strconv.FormatInt(a, 10))
-			}
-			b, err := exec.Command(tl[1], args...).Output()
-			require.NoError(t, err, "%s %v under %s", fx.file, c, tl[1])
-			v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 32)
-			require.NoError(t, err)
+		native(t, fx.arch.String(), "harness64.c", fx.file, calls, got)
+		for _, c := range calls {
 			key := fx.file + " " + c.String()
-			got[key] = int32(v)
-			lines = append(lines, fmt.Sprintf("%s %d", key, v))
+			lines = append(lines, fmt.Sprintf("%s %d", key, got[key]))
 		}
 	}
 	if *update {
-		out := "# file call value: args8.c under qemu-aarch64 / qemu-riscv64 (go test ./kernel -run Objects64QEMU -update)\n" + strings.Join(lines, "\n") + "\n"
-		require.NoError(t, os.WriteFile(filepath.Join(objDir, "expected64.txt"), []byte(out), 0o644))
+		writeExpected(t, "expected64.txt", "args8.c under qemu-aarch64 / qemu-riscv64 (go test ./kernel -run Objects64QEMU -update)", lines)
 		return
 	}
-	require.Equal(t, got, expected64(t))
+	require.Equal(t, got, readExpected(t, "expected64.txt"))
 }
 
 // verdicts64 are check --object's verdicts on the args8.c fixtures' leaf
@@ -256,6 +152,9 @@ var verdicts64 = []struct {
 
 // testVerdicts64 checks the verdicts of verdicts64 for arch.
 func testVerdicts64(t *testing.T, arch kernel.Arch) {
+	if raceEnabled {
+		t.Skip("exhaustive searches: too slow under the race detector")
+	}
 	for _, c := range verdicts64 {
 		if c.arch != arch {
 			continue

@@ -1,21 +1,15 @@
 package kernel_test
 
 import (
-	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"github.com/mcountsim/mcountsim/explore"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcountsim/mcountsim/detect"
-	"github.com/mcountsim/mcountsim/isa/arm"
-	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/patch"
 	"github.com/mcountsim/mcountsim/sched"
@@ -23,8 +17,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/obj/expected.txt from QEMU")
-
-const objDir = "testdata/obj"
 
 // fixtures are the objects built by testdata/obj/build.sh from fixture.c.
 var fixtures = []struct {
@@ -40,42 +32,8 @@ var fixtures = []struct {
 	{"x86-pic-fixture.o", kernel.X86, "x86"},
 }
 
-type call struct {
-	fn   string
-	args []int64
-}
-
-func (c call) String() string {
-	var s []string
-	for _, a := range c.args {
-		s = append(s, strconv.FormatInt(a, 10))
-	}
-	return c.fn + "(" + strings.Join(s, ",") + ")"
-}
-
 // calls reads testdata/obj/args.txt.
-func calls(t testing.TB) []call {
-	f, err := os.Open(filepath.Join(objDir, "args.txt"))
-	require.NoError(t, err)
-	defer f.Close()
-	var out []call
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		c := call{fn: fields[0]}
-		for _, a := range fields[1:] {
-			v, err := strconv.ParseInt(a, 0, 64)
-			require.NoError(t, err)
-			c.args = append(c.args, v)
-		}
-		out = append(out, c)
-	}
-	require.NoError(t, sc.Err())
-	return out
-}
+func calls(t testing.TB) []call { return callsFrom(t, "args.txt") }
 
 // disabled is the strategy whose boot form leaves every site disabled.
 func disabled(arch kernel.Arch) *patch.Strategy {
@@ -97,75 +55,6 @@ var knownGaps = map[string][]string{}
 // run goes on after them, so the return value is still compared.
 var knownFalseHazards = map[string]string{}
 
-// runOnce links file for c, runs it on one CPU with one task and the
-// sites in their disabled form, and returns the function's return value
-// (ok false if it never returned) and the machine.
-func runOnce(t testing.TB, file string, c call) (int32, bool, *sched.Machine) {
-	t.Helper()
-	o, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: c.fn, Args: c.args, Iterations: 1})
-	require.NoError(t, err)
-	prog, err := patch.Compile(disabled(o.Image.Arch), o.Image, 0)
-	require.NoError(t, err)
-	m, err := sched.New(o.Image, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, StackWords: 1024}, prog)
-	require.NoError(t, err)
-	// The callee-saved registers (and the stack pointer) at the call and
-	// at the return must agree, as the ABI requires.
-	callAt, saved := o.Return-4, []int{arm.R4, arm.R5, arm.R6, arm.R7, arm.R8, arm.R9, arm.R10, arm.R11, arm.SP}
-	if o.Image.Arch == kernel.X86 {
-		callAt, saved = o.Return-5, []int{int(x86.RBX), int(x86.RBP), int(x86.R12), int(x86.R13), int(x86.R14), int(x86.R15), int(x86.RSP)}
-	}
-	regs := func() (pc uint64, r []uint64) {
-		for _, i := range saved {
-			r = append(r, m.Reg(0, i))
-		}
-		return m.PC(0), r
-	}
-	var ret int32
-	var before []uint64
-	got := false
-	var buf []sched.Action
-	for !m.Done() {
-		buf = m.Options(buf)
-		if len(buf) == 0 {
-			m.Deadlock()
-			break
-		}
-		m.Apply(buf[0])
-		tk := m.Task(0)
-		if tk.State != sched.Running {
-			continue
-		}
-		switch pc, r := regs(); pc {
-		case callAt:
-			before = r
-		case o.Return:
-			require.Equal(t, before, r, "%s %v: callee-saved registers or the stack pointer changed across the call", file, c)
-			ret, got = int32(m.Reg(0, 0)), true // r0, %rax
-		}
-	}
-	return ret, got, m
-}
-
-// expected reads testdata/obj/expected.txt: "file call value" lines.
-func expected(t testing.TB) map[string]int32 {
-	out := map[string]int32{}
-	b, err := os.ReadFile(filepath.Join(objDir, "expected.txt"))
-	if errors.Is(err, os.ErrNotExist) {
-		return out
-	}
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		v, err := strconv.ParseInt(f[2], 10, 32)
-		require.NoError(t, err)
-		out[f[0]+" "+f[1]] = int32(v)
-	}
-	return out
-}
-
 // TestObjectFunctionsMatchQEMU is acceptance 4: every function of every
 // fixture runs to completion, unpatched, and returns what the same object
 // returns natively under QEMU (expected.txt, re-checked against QEMU when
@@ -175,7 +64,7 @@ func expected(t testing.TB) map[string]int32 {
 // survive each call (runOnce) and that every function compiled with -pg has
 // its one site.
 func TestObjectFunctionsMatchQEMU(t *testing.T) {
-	want := expected(t)
+	want := readExpected(t, "expected.txt")
 	native := qemuResults(t)
 	var lines []string
 	for _, fx := range fixtures {
@@ -234,8 +123,7 @@ func TestObjectFunctionsMatchQEMU(t *testing.T) {
 	}
 	if *update {
 		require.NotNil(t, native, "-update needs qemu-arm, qemu-x86_64 and the compilers")
-		out := "# file call value: the fixture functions run natively under QEMU (go test ./kernel -update)\n" + strings.Join(lines, "\n") + "\n"
-		require.NoError(t, os.WriteFile(filepath.Join(objDir, "expected.txt"), []byte(out), 0o644))
+		writeExpected(t, "expected.txt", "the fixture functions run natively under QEMU (go test ./kernel -update)", lines)
 	}
 }
 
@@ -243,43 +131,12 @@ func TestObjectFunctionsMatchQEMU(t *testing.T) {
 // qemu-user. It returns nil (and logs why) when the tools are missing,
 // unless CI is set.
 func qemuResults(t *testing.T) map[string]int32 {
-	tools := map[string][2]string{
-		"arm": {"arm-linux-gnueabi-gcc", "qemu-arm"},
-		"x86": {"gcc", "qemu-x86_64"},
+	if !haveTools(t, "expected.txt", "arm", "x86") {
+		return nil
 	}
-	for _, tl := range tools {
-		for _, name := range tl {
-			if _, err := exec.LookPath(name); err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("%s is not installed (CI needs it)", name)
-				}
-				t.Logf("%s not installed: checking against expected.txt only", name)
-				return nil
-			}
-		}
-	}
-	dir := t.TempDir()
 	out := map[string]int32{}
 	for _, fx := range fixtures {
-		tl := tools[fx.qemu]
-		exe := filepath.Join(dir, fx.file+".exe")
-		flags := []string{"-static", "-O2", "-o", exe, filepath.Join(objDir, "harness.c"), filepath.Join(objDir, fx.file)}
-		if fx.qemu == "x86" {
-			flags = append([]string{"-no-pie"}, flags...)
-		}
-		b, err := exec.Command(tl[0], flags...).CombinedOutput()
-		require.NoError(t, err, "building the harness for %s: %s", fx.file, b)
-		for _, c := range calls(t) {
-			args := []string{exe, c.fn}
-			for _, a := range c.args {
-				args = append(args, strconv.FormatInt(a, 10))
-			}
-			b, err := exec.Command(tl[1], args...).Output()
-			require.NoError(t, err, "%s %v under %s", fx.file, c, tl[1])
-			v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 32)
-			require.NoError(t, err)
-			out[fx.file+" "+c.String()] = int32(v)
-		}
+		native(t, fx.qemu, "harness.c", fx.file, calls(t), out)
 	}
 	return out
 }
@@ -338,6 +195,9 @@ func TestObjectARMFrames(t *testing.T) {
 // TestObjectX86TornFetch is acceptance 2: plain-write tears a fetch of a
 // real site, with -mfentry and with plain -pg; text-poke-bp is safe.
 func TestObjectX86TornFetch(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exhaustive searches: too slow under the race detector")
+	}
 	// leaf keeps both searches within a second (the hazard and the
 	// proof do not depend on the frame on x86-64).
 	args := []int64{7, 5}

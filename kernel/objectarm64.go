@@ -18,13 +18,11 @@ import (
 // entry (-fpatchable-function-entry=2), two before and two at it (=4,2),
 // or bl _mcount (-pg). Every site of an object must have the same layout.
 func (l *linker) arm64Layout(found []objfile.Site) error {
-	for _, s := range found {
-		var lay string
-		sec := l.f.Sections[s.SectionIndex]
+	return l.oneLayout(found, "", ARM64PFE2, func(s objfile.Site, code []byte) (string, error) {
 		nops := func(off uint64, n int) bool {
 			for i := 0; i < n; i++ {
 				o := off + uint64(4*i)
-				if o+4 > uint64(len(sec.Data)) || binary.LittleEndian.Uint32(sec.Data[o:]) != uint32(arm64.Nop()) {
+				if o+4 > uint64(len(code)) || binary.LittleEndian.Uint32(code[o:]) != uint32(arm64.Nop()) {
 					return false
 				}
 			}
@@ -32,23 +30,14 @@ func (l *linker) arm64Layout(found []objfile.Site) error {
 		}
 		switch {
 		case s.HasMethod(objfile.MethodPFE) && s.FunctionOffset == 0 && nops(s.SectionOffset, 2):
-			lay = ARM64PFE2
+			return ARM64PFE2, nil
 		case s.HasMethod(objfile.MethodPFE) && s.FunctionOffset == -8 && nops(s.SectionOffset, 4):
-			lay = ARM64PFE42
+			return ARM64PFE42, nil
 		case s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount" && len(s.Bytes) == 4:
-			lay = ARM64PG
-		default:
-			return l.errorf("site at %s (%s) is not two entry NOPs (-fpatchable-function-entry=2), four around the entry (=4,2) or bl _mcount (-pg)", s.FunctionRef(), s.Disasm)
+			return ARM64PG, nil
 		}
-		if l.prologue != "" && l.prologue != lay {
-			return l.errorf("site at %s is %s, but an earlier one is %s: one layout per object", s.FunctionRef(), lay, l.prologue)
-		}
-		l.prologue = lay
-	}
-	if l.prologue == "" {
-		l.prologue = ARM64PFE2 // no site: the default trampolines
-	}
-	return nil
+		return "", l.errorf("site at %s (%s) is not two entry NOPs (-fpatchable-function-entry=2), four around the entry (=4,2) or bl _mcount (-pg)", s.FunctionRef(), s.Disasm)
+	})
 }
 
 // workerARM64 emits the workload loop: a kthread frame, then per
@@ -93,14 +82,9 @@ func (l *linker) stubARM64() {
 func (l *linker) sitesARM64(found []objfile.Site) {
 	img := l.a.img
 	for _, s := range found {
-		at, ok := l.secAddr[s.SectionIndex]
+		fn, p, ok := l.placed(s)
 		if !ok {
 			continue
-		}
-		p := at + s.SectionOffset
-		fn := s.Function
-		if fn == "" {
-			fn = s.FunctionRef()
 		}
 		switch l.prologue {
 		case ARM64PFE2:

@@ -20,32 +20,20 @@ import (
 // 1), 8 bytes (=4 with RVC or =2 without: era 2), or 8 bytes before the
 // entry and 8 at it (=8,4 with RVC: era 3).
 func (l *linker) riscvLayout(found []objfile.Site) error {
-	for _, s := range found {
-		sec := l.f.Sections[s.SectionIndex]
-		var lay string
-		switch n := rvNopBytes(sec.Data, s.SectionOffset); {
+	return l.oneLayout(found, "era ", RVAtomic, func(s objfile.Site, code []byte) (string, error) {
+		switch n := rvNopBytes(code, s.SectionOffset); {
 		case s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount":
-			lay = RVMcount
+			return RVMcount, nil
 		case !s.HasMethod(objfile.MethodPFE):
 		case s.FunctionOffset == 0 && n == 16:
-			lay = RVPFE16
+			return RVPFE16, nil
 		case s.FunctionOffset == 0 && n >= 8 && n < 16:
-			lay = RVPFE8
+			return RVPFE8, nil
 		case s.FunctionOffset == -8 && n >= 16:
-			lay = RVAtomic
+			return RVAtomic, nil
 		}
-		if lay == "" {
-			return l.errorf("site at %s (%s) is not an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4", s.FunctionRef(), s.Disasm)
-		}
-		if l.prologue != "" && l.prologue != lay {
-			return l.errorf("site at %s is era %s, but an earlier one is %s: one layout per object", s.FunctionRef(), lay, l.prologue)
-		}
-		l.prologue = lay
-	}
-	if l.prologue == "" {
-		l.prologue = RVAtomic // no site: the default trampolines
-	}
-	return nil
+		return "", l.errorf("site at %s (%s) is not an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4", s.FunctionRef(), s.Disasm)
+	})
 }
 
 // rvNopBytes counts the bytes of nop and c.nop from off.
@@ -108,14 +96,9 @@ func (l *linker) stubRISCV() {
 func (l *linker) sitesRISCV(found []objfile.Site) {
 	img := l.a.img
 	for _, s := range found {
-		at, ok := l.secAddr[s.SectionIndex]
+		fn, p, ok := l.placed(s)
 		if !ok {
 			continue
-		}
-		p := at + s.SectionOffset
-		fn := s.Function
-		if fn == "" {
-			fn = s.FunctionRef()
 		}
 		switch l.prologue {
 		case RVPFE16:

@@ -1,13 +1,8 @@
 package kernel_test
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/mcountsim/mcountsim/isa/x86"
@@ -36,85 +31,16 @@ var needsSched = map[string]string{}
 // yet (not this package's to fix).
 var needsISA = map[string]string{}
 
-// callsFrom reads a "function args..." file of testdata/obj.
-func callsFrom(t testing.TB, name string) []call {
-	f, err := os.Open(filepath.Join(objDir, name))
-	require.NoError(t, err)
-	defer f.Close()
-	var out []call
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		c := call{fn: fields[0]}
-		for _, a := range fields[1:] {
-			v, err := strconv.ParseInt(a, 0, 64)
-			require.NoError(t, err)
-			c.args = append(c.args, v)
-		}
-		out = append(out, c)
-	}
-	require.NoError(t, sc.Err())
-	return out
-}
-
-// realExpected reads testdata/obj/realexpected.txt ("file call value").
-func realExpected(t testing.TB) map[string]int32 {
-	out := map[string]int32{}
-	b, err := os.ReadFile(filepath.Join(objDir, "realexpected.txt"))
-	require.NoError(t, err)
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		v, err := strconv.ParseInt(f[2], 10, 32)
-		require.NoError(t, err)
-		out[f[0]+" "+f[1]] = int32(v)
-	}
-	return out
-}
-
 // realQEMU runs every call of realargs.txt natively under qemu-user,
 // through realharness.c. It returns nil when the tools are missing (a
 // failure under CI).
 func realQEMU(t *testing.T) map[string]int32 {
-	tools := map[string][2]string{"arm": {"arm-linux-gnueabi-gcc", "qemu-arm"}, "x86": {"gcc", "qemu-x86_64"}}
-	for _, tl := range tools {
-		for _, name := range tl {
-			if _, err := exec.LookPath(name); err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("%s is not installed (CI needs it)", name)
-				}
-				t.Logf("%s not installed: checking against realexpected.txt only", name)
-				return nil
-			}
-		}
+	if !haveTools(t, "realexpected.txt", "arm", "x86") {
+		return nil
 	}
-	dir := t.TempDir()
 	out := map[string]int32{}
 	for _, fx := range realFixtures {
-		tl := tools[fx.qemu]
-		exe := filepath.Join(dir, fx.file+".exe")
-		flags := []string{"-static", "-O2", "-o", exe, filepath.Join(objDir, "realharness.c"), filepath.Join(objDir, fx.file)}
-		if fx.qemu == "x86" {
-			flags = append([]string{"-no-pie"}, flags...)
-		}
-		b, err := exec.Command(tl[0], flags...).CombinedOutput()
-		require.NoError(t, err, "building the harness for %s: %s", fx.file, b)
-		for _, c := range callsFrom(t, "realargs.txt") {
-			args := []string{exe, c.fn}
-			for _, a := range c.args {
-				args = append(args, strconv.FormatInt(a, 10))
-			}
-			b, err := exec.Command(tl[1], args...).Output()
-			require.NoError(t, err, "%s %v under %s", fx.file, c, tl[1])
-			v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 32)
-			require.NoError(t, err)
-			out[fx.file+" "+c.String()] = int32(v)
-		}
+		native(t, fx.qemu, "realharness.c", fx.file, callsFrom(t, "realargs.txt"), out)
 	}
 	return out
 }
@@ -124,7 +50,7 @@ func realQEMU(t *testing.T) map[string]int32 {
 // realexpected.txt says; -update rewrites it). On ARM the division helpers
 // are real code, so nothing is a stub.
 func TestRealCodeMatchesQEMU(t *testing.T) {
-	want := realExpected(t)
+	want := readExpected(t, "realexpected.txt")
 	native := realQEMU(t)
 	var lines []string
 	for _, fx := range realFixtures {
@@ -165,8 +91,7 @@ func TestRealCodeMatchesQEMU(t *testing.T) {
 	}
 	if *update {
 		require.NotNil(t, native, "-update needs qemu-arm, qemu-x86_64 and the compilers")
-		out := "# file call value: realcode.c under QEMU (go test ./kernel -update)\n" + strings.Join(lines, "\n") + "\n"
-		require.NoError(t, os.WriteFile(filepath.Join(objDir, "realexpected.txt"), []byte(out), 0o644))
+		writeExpected(t, "realexpected.txt", "realcode.c under QEMU (go test ./kernel -update)", lines)
 	}
 }
 
@@ -205,6 +130,9 @@ func (anyMem) Store(uint64, int, uint64, uint8) error  { return nil }
 // divide, use lr as scratch and loop long (jmp-over on ARM, text-poke-bp
 // on x86-64).
 func TestRealCodeStrategies(t *testing.T) {
+	if raceEnabled {
+		t.Skip("exhaustive searches: too slow under the race detector")
+	}
 	for _, c := range []struct {
 		file, fn, strategy string
 		args               []int64

@@ -129,16 +129,10 @@ func (a rvText) services(era string) {
 		w(riscv.Ret())
 	}
 	a.trampolines(era)
-	hook := func(name string, kind HookKind, then riscv.Word) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		w(riscv.Nop())
-		w(then)
-	}
-	hook("trace_function", HookTrace, riscv.Ret())
-	hook("schedule", HookSchedule, riscv.Ret())
-	j, _ := riscv.Jal(riscv.Zero, a.pc()+4, a.pc()+4)
-	hook("do_exit", HookExit, j)
+	a.hooks(riscv.Nop().Bytes(), riscv.Ret().Bytes(), func(pc uint64) []byte {
+		j, _ := riscv.Jal(riscv.Zero, pc, pc)
+		return j.Bytes()
+	})
 
 	data := make([]byte, 16) // function_trace_op (the ops pointer, unused by the hook), ftrace_call_dest
 	a.later(func() { binary.LittleEndian.PutUint64(data[8:], a.addr("trace_function")) })
@@ -361,26 +355,14 @@ func (a rvText) align4() {
 }
 
 // ok returns x, failing the build when it could not be encoded.
-func (a rvText) ok(x riscv.Word, fine bool) riscv.Word {
-	if !fine {
-		a.fail("kernel: cannot encode %v at %#x", x, a.pc())
-	}
-	return x
-}
+func (a rvText) ok(x riscv.Word, fine bool) riscv.Word { return encoded(a.asm, x, fine) }
 
 // call emits the call pseudo-instruction, auipc link + jalr link, to
 // target, resolved once every symbol is placed.
 func (a rvText) call(link int, target string) {
-	pc := a.pc()
-	a.w(0)
-	a.w(0)
-	a.later(func() {
-		au, jr, fine := riscv.Call(link, pc, a.addr(target))
-		if !fine {
-			a.fail("kernel: call %s out of range", target)
-		}
-		copy(a.img.Text[pc-a.img.Base:], au.Bytes())
-		copy(a.img.Text[pc-a.img.Base+4:], jr.Bytes())
+	a.callLater("call", target, make([]byte, 8), func(pc, to uint64) ([]byte, bool) {
+		au, jr, fine := riscv.Call(link, pc, to)
+		return append(au.Bytes(), jr.Bytes()...), fine
 	})
 }
 

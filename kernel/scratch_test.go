@@ -2,11 +2,7 @@ package kernel_test
 
 import (
 	"github.com/mcountsim/mcountsim/explore"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,7 +40,7 @@ func TestScratchMatchesQEMU(t *testing.T) {
 			require.True(t, returned)
 			require.Equal(t, sc.want, got)
 			if native != nil {
-				require.Equal(t, native[sc.c.String()], got, "QEMU")
+				require.Equal(t, native["arm-scratch.o "+sc.c.String()], got, "QEMU")
 			}
 		})
 	}
@@ -71,31 +67,14 @@ func TestScratchStrategies(t *testing.T) {
 // scratchQEMU runs scratchCalls under qemu-arm; nil when the tools are
 // missing (a failure under CI).
 func scratchQEMU(t *testing.T) map[string]int32 {
-	for _, name := range []string{"arm-linux-gnueabi-gcc", "qemu-arm"} {
-		if _, err := exec.LookPath(name); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is not installed (CI needs it)", name)
-			}
-			t.Logf("%s not installed: checking against the table only", name)
-			return nil
-		}
+	if !haveTools(t, "the table", "arm") {
+		return nil
 	}
-	exe := filepath.Join(t.TempDir(), "scratch")
-	b, err := exec.Command("arm-linux-gnueabi-gcc", "-static", "-O2", "-o", exe, filepath.Join(objDir, "scratchharness.c"), filepath.Join(objDir, "arm-scratch.o")).CombinedOutput()
-	require.NoError(t, err, "%s", b)
-	out := map[string]int32{}
+	var calls []call
 	for _, sc := range scratchCalls {
-		args := []string{exe, sc.c.fn}
-		for _, a := range sc.c.args {
-			args = append(args, strconv.FormatInt(a, 10))
-		}
-		b, err := exec.Command("qemu-arm", args...).Output()
-		require.NoError(t, err)
-		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 32)
-		require.NoError(t, err)
-		out[sc.c.String()] = int32(v)
+		calls = append(calls, sc.c)
 	}
-	return out
+	return native(t, "arm", "scratchharness.c", "arm-scratch.o", calls, nil)
 }
 
 // TestScratchLinkUsedAsReturn: lr loaded from a foreign slot is data

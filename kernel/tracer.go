@@ -61,6 +61,7 @@ const PerCPUBase = 0x200000
 const (
 	IRQTimer   = 0 // the timer tick: scheduler_tick sets need_resched
 	IRQResched = 1 // the reschedule IPI of a remote wakeup
+	IRQNMI     = 2 // a non-maskable interrupt (__nmi_svc; r0 unused)
 )
 
 // DefaultThreadShift is log2(THREAD_SIZE) of the tracer kernel: 1 KiB
@@ -115,6 +116,7 @@ type TracerLayout struct {
 	Name        string
 	ThreadShift uint
 	IRQEntry    uint64 // __irq_svc
+	NMIEntry    uint64 // __nmi_svc
 	Callback    uint64 // trace_function, the callback's entry
 	// Sched are the entries of the scheduler's functions (schedule,
 	// preempt_schedule, preempt_schedule_notrace, preempt_schedule_irq).
@@ -362,6 +364,23 @@ func (a tracerText) kernelFuncs() {
 	}
 	a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: HookIRQReturn})
 	a.w(arm.Nop()) // svc_exit: the machine restores the saved registers
+
+	// __nmi_svc: a non-maskable interrupt (the machine saved the
+	// registers and the interrupt mask as for __irq_svc). nmi_enter adds
+	// NMI_OFFSET + HARDIRQ_OFFSET; the handler calls a traced function;
+	// nmi_exit, and the return never preempts.
+	a.sym("__nmi_svc")
+	a.lay.NMIEntry = a.pc()
+	a.ti(arm.R3)
+	a.preemptCount(arm.ADD, NMIOffset+HardirqOffset)
+	a.call("handle_nmi")
+	a.ti(arm.R3)
+	a.preemptCount(arm.SUB, NMIOffset+HardirqOffset)
+	a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: HookIRQReturn})
+	a.w(arm.Nop())
+	a.fn("handle_nmi", false)
+	a.call(funcName(0))
+	a.ret(arm.AL)
 
 	// handle_irq(vector): a traced function runs in hard-irq context;
 	// the timer's scheduler_tick sets need_resched.

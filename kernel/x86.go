@@ -89,15 +89,7 @@ func (a x86Text) b(p ...byte) { a.emit(p) }
 
 // call emits a call rel32 to target, resolved once every symbol is placed.
 func (a x86Text) call(target string) {
-	pc := a.pc()
-	a.b(0xe8, 0, 0, 0, 0)
-	a.later(func() {
-		enc, ok := x86.CallRel32(pc, a.addr(target))
-		if !ok {
-			a.fail("kernel: call %s out of range", target)
-		}
-		copy(a.img.Text[pc-a.img.Base:], enc)
-	})
+	a.callLater("call", target, []byte{0xe8, 0, 0, 0, 0}, x86.CallRel32)
 }
 
 // jcc emits a conditional branch back to loop.
@@ -128,14 +120,8 @@ func (a x86Text) services() {
 	a.emit(x86.Pop(x86.RDI))
 	a.emit(x86.Ret())
 
-	hook := func(name string, kind HookKind, then []byte) {
-		a.sym(name)
-		a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: kind})
-		a.b(0x90)
-		a.emit(then)
-	}
-	hook("trace_function", HookTrace, x86.Ret())
-	hook("schedule", HookSchedule, x86.Ret())
-	jmp, _ := x86.JmpRel8(a.pc()+1, a.pc()+1)
-	hook("do_exit", HookExit, jmp)
+	a.hooks([]byte{0x90}, x86.Ret(), func(pc uint64) []byte {
+		jmp, _ := x86.JmpRel8(pc, pc)
+		return jmp
+	})
 }

@@ -49,6 +49,7 @@
 // file without .symtab is read through its .dynsym.
 //
 // Imports: the standard library and golang.org/x/arch (for disassembling
-// the site bytes) only. It must not import other mcountsim packages, except,
-// if ever needed, isa/...
+// the site bytes) only. It must not import other mcountsim packages, except
+// internal/regfile (a leaf of the standard library: opening a file without
+// blocking) and, if ever needed, isa/...
 package objfile

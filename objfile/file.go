@@ -384,15 +384,7 @@ func (l *loader) read(off, size uint64) ([]byte, error) {
 		return nil, limitError("section contents add up to more than the file (overlapping sections)")
 	}
 	l.budget -= int64(size)
-	buf := make([]byte, size)
-	n, err := l.r.ReadAt(buf, int64(off))
-	if n == len(buf) {
-		return buf, nil
-	}
-	if err == nil || errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
-	}
-	return nil, err
+	return l.readAt(off, size) // size <= budget <= MaxFileSize
 }
 
 func (l *loader) symbols() error {

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"syscall"
+
+	"github.com/mcountsim/mcountsim/internal/regfile"
 )
 
 // Limits of the loader. A file beyond one of them is refused with an error
@@ -38,54 +38,20 @@ const (
 )
 
 // openRegular opens path for reading if it is a regular file of at most
-// max bytes, without ever blocking: it refuses a FIFO, a device or a
-// directory from its Lstat/Stat, opens with O_NONBLOCK (a FIFO that
-// appeared since is not waited for) and checks the opened file again.
+// max bytes, without ever blocking (see package regfile).
 func openRegular(path string, max int64) (*os.File, int64, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, 0, pathError(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, 0, errorf(path, -1, ErrNotELF, "not a regular file (%s)", fileKind(st.Mode()))
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, 0, pathError(path, err)
-	}
-	st, err = f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, pathError(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, errorf(path, -1, ErrNotELF, "not a regular file (%s)", fileKind(st.Mode()))
-	}
-	if st.Size() > max {
-		f.Close()
-		return nil, 0, errorf(path, -1, ErrLimit, "%d bytes, larger than the limit of %d MiB", st.Size(), max>>20)
-	}
-	return f, st.Size(), nil
-}
-
-// fileKind names the type of a file that is not a regular file.
-func fileKind(m fs.FileMode) string {
+	f, size, err := regfile.Open(path, max)
+	var kind *regfile.KindError
+	var big *regfile.SizeError
 	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
+	case errors.As(err, &kind):
+		return nil, 0, errorf(path, -1, ErrNotELF, "%v", kind)
+	case errors.As(err, &big):
+		return nil, 0, errorf(path, -1, ErrLimit, "%d bytes, larger than the limit of %d MiB", big.Size, max>>20)
+	case err != nil:
+		return nil, 0, pathError(path, err)
 	}
-	return "mode " + m.String()
+	return f, size, nil
 }
 
 // elfHeader holds the fields of the ELF header the pre-check needs.

@@ -36,6 +36,18 @@ func sm(refs ...Ref) Step { return Step{Kind: StopMachine, Writes: refs} }
 
 func ref(form string, offs ...int) Ref { return Ref{Form: form, Offs: offs} }
 
+// oneStopMachine completes s, a strategy over the forms on and off: its
+// sites boot as off, and each transition writes the other form (on at the
+// offsets onOffs, all when none) in one stop_machine.
+func oneStopMachine(s Strategy, on, off Form, onOffs ...int) *Strategy {
+	s.Forms = []Form{on, off}
+	s.Boot = []Ref{ref(off.Name)}
+	s.Enable = []Step{sm(ref(on.Name, onOffs...))}
+	s.Disable = []Step{sm(ref(off.Name))}
+	s.Enabled, s.Disabled = on.Name, off.Name
+	return &s
+}
+
 func twoStep(name, origin string, wait StepKind) *Strategy {
 	return &Strategy{
 		Name: name, Arch: kernel.ARM, Origin: origin,
@@ -50,34 +62,22 @@ func twoStep(name, origin string, wait StepKind) *Strategy {
 // Builtins returns the built-in strategies (model.md §2), freshly built.
 func Builtins() []*Strategy {
 	return append([]*Strategy{
-		{
+		oneStopMachine(Strategy{
 			Name: "nop-nop", Arch: kernel.ARM,
 			Origin: "ftrace performance impact with different configuration (linux-arm-kernel, December 2011): both words to mov r0,r0 (unsafe under preemption)",
-			Forms:  []Form{armEnabled, armNops},
-			Boot:   []Ref{ref("nops")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nops"))},
-			Enabled: "enabled", Disabled: "nops",
-		},
-		{
+		}, armEnabled, armNops),
+		oneStopMachine(Strategy{
 			Name: "jmp-over", Arch: kernel.ARM,
 			Origin: "ftrace performance impact with different configuration (linux-arm-kernel, December 2011): b 1f over the call (Steve's suggestion)",
-			Forms:  []Form{armEnabled, armJump},
-			Boot:   []Ref{ref("jump")}, Enable: []Step{sm(ref("enabled", 0))}, Disable: []Step{sm(ref("jump"))},
-			Enabled: "enabled", Disabled: "jump",
-		},
-		{
+		}, armEnabled, armJump, 0),
+		oneStopMachine(Strategy{
 			Name: "pop-lr", Arch: kernel.ARM,
 			Origin: "Linux 2010-2022: pop {lr} over the bl (ARM: 6318/1)",
-			Forms:  []Form{armEnabled, armPopLR},
-			Boot:   []Ref{ref("pop-lr")}, Enable: []Step{sm(ref("enabled", 4))}, Disable: []Step{sm(ref("pop-lr"))},
-			Enabled: "enabled", Disabled: "pop-lr",
-		},
-		{
+		}, armEnabled, armPopLR, 4),
+		oneStopMachine(Strategy{
 			Name: "add-sp", Arch: kernel.ARM,
 			Origin: "Linux since 2022: add sp,sp,#4 over the bl",
-			Forms:  []Form{armEnabled, armAddSP},
-			Boot:   []Ref{ref("add-sp")}, Enable: []Step{sm(ref("enabled", 4))}, Disable: []Step{sm(ref("add-sp"))},
-			Enabled: "enabled", Disabled: "add-sp",
-		},
+		}, armEnabled, armAddSP, 4),
 		twoStep("two-step-sched", "ftrace performance impact with different configuration (linux-arm-kernel, December 2011): jump, synchronize_sched(), then nops (Philippe's proposal)", SyncSched),
 		twoStep("two-step-rcu-tasks", "jump, synchronize_rcu_tasks(), then nops (what Linux later built)", SyncRCUTasks),
 		{
@@ -89,13 +89,10 @@ func Builtins() []*Strategy {
 			Disable: []Step{{Kind: Write, Writes: []Ref{ref("nop5")}, Bytewise: true}},
 			Enabled: "enabled", Disabled: "nop5",
 		},
-		{
+		oneStopMachine(Strategy{
 			Name: "stop-machine", Arch: kernel.X86,
 			Origin: "Linux 2008-2012: one stop_machine storing the 5 bytes",
-			Forms:  []Form{x86Enabled, x86Disabled},
-			Boot:   []Ref{ref("nop5")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nop5"))},
-			Enabled: "enabled", Disabled: "nop5",
-		},
+		}, x86Enabled, x86Disabled),
 		{
 			Name: "text-poke-bp", Arch: kernel.X86,
 			Origin: "Linux since 2012: int3, sync_core, bytes 1-4, sync_core, byte 0, sync_core",

@@ -70,13 +70,9 @@ func arm64Builtins() []*Strategy {
 			Enable: []Step{store(ref("enabled"))}, Disable: []Step{store(ref("nops"))},
 			Enabled: "enabled", Disabled: "nops",
 		},
-		{
+		oneStopMachine(Strategy{
 			Name: "arm64-both-sm", Arch: kernel.ARM64, Prologue: kernel.ARM64PFE2,
 			Origin: "foil: both entry words toggled under one stop_machine (the arm64 form of the seed's nop-nop)",
-			Forms:  []Form{arm64Enabled, arm64Nops},
-			Boot:   []Ref{ref("nops")},
-			Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nops"))},
-			Enabled: "enabled", Disabled: "nops",
-		},
+		}, arm64Enabled, arm64Nops),
 	}
 }

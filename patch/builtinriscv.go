@@ -24,30 +24,18 @@ func flush() Step { return Step{Kind: FlushIcacheAll} }
 // between its two trampolines.
 func riscvBuiltins() []*Strategy {
 	return []*Strategy{
-		{
+		oneStopMachine(Strategy{
 			Name: "rv-mcount", Arch: kernel.RISCV64, Prologue: kernel.RVMcount,
 			Origin: "Linux 2018-2020 (c15ac4fd60d5): -pg, auipc ra+jalr ra after the prologue <-> two nops, under stop_machine",
-			Forms:  []Form{riscvPair("enabled", "ra", "ftrace_caller", 0), riscvNops("nops", 0, 4)},
-			Boot:   []Ref{ref("nops")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nops"))},
-			Enabled: "enabled", Disabled: "nops",
-		},
-		{
+		}, riscvPair("enabled", "ra", "ftrace_caller", 0), riscvNops("nops", 0, 4)),
+		oneStopMachine(Strategy{
 			Name: "rv-pfe16", Arch: kernel.RISCV64, Prologue: kernel.RVPFE16,
 			Origin: "Linux 2020-2023 (afc76b8b8011): sd ra; auipc ra; jalr ra; ld ra <-> four nops, one write under stop_machine",
-			Forms: []Form{
-				{Name: "enabled", Pieces: []Piece{{0, "sd ra, -8(sp)"}, {4, "auipc ra, ftrace_caller"}, {8, "jalr ra, ftrace_caller"}, {12, "ld ra, -8(sp)"}}},
-				riscvNops("nops", 0, 4, 8, 12),
-			},
-			Boot: []Ref{ref("nops")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nops"))},
-			Enabled: "enabled", Disabled: "nops",
-		},
-		{
+		}, Form{Name: "enabled", Pieces: []Piece{{0, "sd ra, -8(sp)"}, {4, "auipc ra, ftrace_caller"}, {8, "jalr ra, ftrace_caller"}, {12, "ld ra, -8(sp)"}}}, riscvNops("nops", 0, 4, 8, 12)),
+		oneStopMachine(Strategy{
 			Name: "rv-pfe8", Arch: kernel.RISCV64, Prologue: kernel.RVPFE8,
 			Origin: "Linux 6.3-6.15 (6724a76cff85): auipc t0+jalr t0 <-> two nops, one write under stop_machine",
-			Forms:  []Form{riscvPair("enabled", "t0", "ftrace_caller", 0), riscvNops("nops", 0, 4)},
-			Boot:   []Ref{ref("nops")}, Enable: []Step{sm(ref("enabled"))}, Disable: []Step{sm(ref("nops"))},
-			Enabled: "enabled", Disabled: "nops",
-		},
+		}, riscvPair("enabled", "t0", "ftrace_caller", 0), riscvNops("nops", 0, 4)),
 		{
 			Name: "rv-atomic", Arch: kernel.RISCV64, Prologue: kernel.RVAtomic,
 			Origin: "Linux since 2025 (b2137c3b6d7a, 5aa4ef955884): auipc t0 once at boot; nop <-> jalr t0 by one aligned store, then flush_icache_all()",

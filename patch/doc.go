@@ -37,6 +37,9 @@
 //	enable   OP [REF...]                one step of the enable transition, in order (at least one)
 //	disable  OP [REF...]                one step of the disable transition, in order (at least one)
 //	config   KEY=VALUE...               the machine the file was written for (optional)
+//	tracer   NAME                       a tracer callback (arm; alone: a built-in tracer)
+//	callback STEP                       one step of its body, in order (kernel.TracerSteps, or call FUNCTION)
+//	traced   F...                       the kernel functions with an mcount site (kernel.Traceable, or none)
 //
 // Keywords other than form, enable, disable and config may appear once. Lines
 // may come in any order; the order of the enable lines (and of the disable
@@ -65,8 +68,10 @@
 //
 // The config keys are the flags of "mcountsim check" they stand for:
 // preempt (none|full), cpus, tasks, iterations, toggles, functions, bound,
-// max-states, timeout (a Go duration), prologue (x86: fentry|mcount) and
-// strict (a Go bool). A flag given on the command line overrides the file.
+// max-states, timeout (a Go duration), prologue (x86: fentry|mcount),
+// strict (a Go bool), and with a tracer irq-bound, lossless and nmi. A flag
+// given on the command line overrides the file. The tracer section is
+// File.Tracer (filetracer.go; examples in examples/tracers).
 //
 // ParseFile checks everything it can: syntax, operations, names, offsets,
 // the arity of each operation, required lines, duplicates, and, on the
@@ -76,5 +81,6 @@
 // from a file remembers the line of each form, ref and step (Pos), so that
 // Validate and Compile, which see the real image, name the line too.
 //
-// Imports: sched, kernel, the isa packages and the standard library.
+// Imports: sched, kernel, the isa packages, internal/regfile and the
+// standard library.
 package patch

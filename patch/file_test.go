@@ -168,7 +168,7 @@ func TestParseFileErrors(t *testing.T) {
 	const ops = "write, stop_machine, synchronize_sched, synchronize_rcu_tasks, sync_core, bp_on, bp_off, flush_icache_all"
 	for _, tc := range []struct{ name, text, want string }{
 		// Syntax.
-		{"unknown keyword", edit(3, "stat enabled=enabled"), `f:3: unknown keyword "stat" (want one of strategy, arch, origin, state, form, boot, enable, disable, config)`},
+		{"unknown keyword", edit(3, "stat enabled=enabled"), `f:3: unknown keyword "stat" (want one of strategy, arch, origin, state, form, boot, enable, disable, config, tracer, callback, traced)`},
 		{"operation as keyword", edit(8, "stop_machine jump"), `f:8: unknown keyword "stop_machine" (an operation goes after enable or disable)`},
 		{"two names", edit(1, "strategy a b"), `f:1: strategy: one name expected, got "a b"`},
 		{"no name", edit(1, "strategy"), `f:1: strategy: missing name`},
@@ -207,7 +207,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"bytewise first", edit(8, "enable write bytewise jump"), `f:8: enable: bytewise goes last: write FORM... bytewise`},
 		{"config no value", base + "config cpus", `f:15: config: bad "cpus" (want KEY=VALUE)`},
 		{"config empty", base + "config", `f:15: config: want KEY=VALUE ...`},
-		{"config unknown key", base + "config cpu=2", `f:15: config: unknown key "cpu" (want one of preempt, cpus, tasks, iterations, toggles, functions, bound, max-states, timeout, prologue, strict)`},
+		{"config unknown key", base + "config cpu=2", `f:15: config: unknown key "cpu" (want one of preempt, cpus, tasks, iterations, toggles, functions, bound, max-states, timeout, prologue, strict, irq-bound, lossless, nmi)`},
 		{"config bad int", base + "config cpus=two", `f:15: config: cpus: want an integer in 1..8, got "two"`},
 		{"config out of range", base + "config tasks=0", `f:15: config: tasks: want an integer in 1..15, got "0"`},
 		{"config bad preempt", base + "config preempt=voluntary", `f:15: config: preempt: unknown preemption model "voluntary" (want none or full)`},
@@ -385,6 +385,16 @@ func FuzzParseFile(f *testing.F) {
 	}
 	f.Add(base)
 	f.Add(base + "config preempt=none cpus=2 tasks=3 timeout=1s strict=false\n")
+	// The tracer section (filetracer.go).
+	tracers, err := filepath.Glob("../examples/tracers/*.strategy")
+	require.NoError(f, err)
+	for _, p := range tracers {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(string(b))
+	}
+	f.Add(base + "tracer recursion-bits\ntraced none\nconfig irq-bound=3 lossless=false nmi=true\n")
+	f.Add(base + "tracer mine # written\ncallback irq_save\ncallback call f0\ncallback irq_restore\ntraced preempt_enable\n")
 	f.Add(edit(10, "enable write enabled@0,4[1:3] bytewise"))
 	f.Add(edit(6, "form jump 0x0: b .+8 # c"))
 	f.Add("strategy x\narch x86\nform a 0: nop5\nboot a@0[1:5]\nenable bp_on a\nenable sync_core\nenable bp_off\ndisable write a bytewise\n")
@@ -404,6 +414,7 @@ func FuzzParseFile(f *testing.F) {
 		again, err := ParseFile("fz2", strings.NewReader(out))
 		require.NoError(t, err, "reparsing:\n%s", out)
 		require.Equal(t, withoutPos(file.Strategy), withoutPos(again.Strategy))
+		require.Equal(t, file.Tracer, again.Tracer)
 		c1, c2 := file.Config, again.Config
 		c1.Settings, c2.Settings = nil, nil
 		require.Equal(t, c1, c2)

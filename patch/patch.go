@@ -323,24 +323,24 @@ func Compile(s *Strategy, img *kernel.Image, toggles int) (*sched.Program, error
 				for _, one := range ss {
 					prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpStore, Stores: []sched.Store{one}, Bytewise: st.Bytewise, Transition: k, Label: label})
 				}
-			case StopMachine:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpStopMachine, Stores: ss, Transition: k, Label: label})
-			case SyncSched:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpSyncSched, Transition: k, Label: label})
-			case SyncRCUTasks:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpSyncRCUTasks, Transition: k, Label: label})
-			case SyncCore:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpSyncCore, Transition: k, Label: label})
-			case BreakpointOn:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpBreakpointOn, Stores: ss, Transition: k, Label: label})
-			case BreakpointOff:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpBreakpointOff, Transition: k, Label: label})
-			case FlushIcacheAll:
-				prog.Ops = append(prog.Ops, sched.Op{Kind: sched.OpFlushIcacheAll, Transition: k, Label: label})
+			case StopMachine, SyncSched, SyncRCUTasks, SyncCore, BreakpointOn, BreakpointOff, FlushIcacheAll:
+				op := sched.Op{Kind: stepOps[st.Kind], Transition: k, Label: label}
+				if st.Kind == StopMachine || st.Kind == BreakpointOn {
+					op.Stores = ss
+				}
+				prog.Ops = append(prog.Ops, op)
 			}
 		}
 	}
 	return prog, nil
+}
+
+// stepOps is the machine operation of each step kind that is one
+// operation (a Write step is an OpStore per store).
+var stepOps = [...]sched.OpKind{
+	StopMachine: sched.OpStopMachine, SyncSched: sched.OpSyncSched, SyncRCUTasks: sched.OpSyncRCUTasks,
+	SyncCore: sched.OpSyncCore, BreakpointOn: sched.OpBreakpointOn, BreakpointOff: sched.OpBreakpointOff,
+	FlushIcacheAll: sched.OpFlushIcacheAll,
 }
 
 func containsInt(xs []int, x int) bool {

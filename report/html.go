@@ -41,7 +41,7 @@ func HTML(w io.Writer, sc explore.Scenario, opts explore.Options, res *explore.R
 		return fmt.Errorf("report: HTML of a nil result")
 	}
 	run := res.Replay
-	if run == nil || run.Machine == nil {
+	if !run.Drawn() {
 		return fmt.Errorf("report: HTML needs a result with its recorded run (see explore.WithRun)")
 	}
 	page, err := buildPage(sc, opts, res, run, res.Representative)
@@ -217,7 +217,6 @@ const (
 )
 
 func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, run *explore.Run, representative bool) (*page, error) {
-	m := run.Machine
 	cfg := ConfigOf(sc, opts)
 	p := &page{
 		Config: cfg, Mode: res.Mode, Verdict: res.Verdict.String(), Description: res.Space.Description,
@@ -259,7 +258,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 			p.Lanes[i].Class += " lane-idle"
 		}
 	}
-	for _, w := range m.StackWrites() {
+	for _, w := range run.StackWrites {
 		insn := ""
 		if w.PC != 0 {
 			insn = fmt.Sprintf("%s: %s", nameOr(w.Where, fmt.Sprintf("%#x", w.PC)), w.Disasm)
@@ -310,16 +309,16 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 		sort.SliceStable(pv.Insns, func(i, j int) bool { return pv.Insns[i].Step < pv.Insns[j].Step })
 		p.Passes = append(p.Passes, pv)
 	}
-	img := m.Image()
-	for _, wr := range m.Writes() {
+	img := run.Image
+	for _, wr := range run.Writes {
 		if wr.Store.Site < 0 || !explainedSites[img.Sites[wr.Store.Site].Addr] {
 			continue
 		}
 		p.Writes = append(p.Writes, writeView{ID: int(wr.ID), Step: wr.Step, CPU: wr.CPU, Label: wr.Label,
-			Where: img.Name(wr.Store.Addr), What: m.DescribeStore(wr.Store), Culprit: culprits[int(wr.ID)]})
+			Where: img.Name(wr.Store.Addr), What: describe(run, wr.Store), Culprit: culprits[int(wr.ID)]})
 	}
 
-	tl := newTimeline(run, m)
+	tl := newTimeline(run)
 	// A long page shows the words of a few sites at every step (the
 	// hazard's, else the first ones), so that its size stays bounded.
 	if len(run.Trace)*len(img.Sites) > maxSiteStates && len(img.Sites) > maxPageSites {
@@ -374,7 +373,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 				pl.Class += " span-end"
 			}
 		}
-		col, ev := eventCell(run, m, e)
+		col, ev := eventCell(run, e)
 		if e.Kind == sched.EvPreempt && byStopper(run.Trace, i) {
 			ev.Text = fmt.Sprintf("preempted on cpu%d by its stopper (stop_machine)", e.CPU)
 		}
@@ -428,327 +427,4 @@ func mustAsset(name string) string {
 		panic(err)
 	}
 	return string(b)
-}
-
-// taskClass is the colour class of task t (the stopper is drawn as the patcher's).
-func taskClass(run *explore.Run, t int) string {
-	switch {
-	case t == stopper:
-		return "c-stopper"
-	case t == idle:
-		return "c-idle"
-	case t == run.Tasks:
-		return "c-patcher"
-	}
-	return fmt.Sprintf("c-w%d", t%8)
-}
-
-func bandClass(run *explore.Run, t int) string { return taskClass(run, t) }
-
-func bandName(run *explore.Run, t int) string {
-	switch t {
-	case stopper:
-		return "stopper"
-	case idle:
-		return "idle"
-	}
-	return taskName(run, t)
-}
-
-// eventCell says in which lane an event goes and what it shows there.
-func eventCell(run *explore.Run, m *sched.Machine, e sched.Event) (int, *eventView) {
-	lane := run.CPUs + e.Task
-	if e.Task < 0 || e.Task > run.Tasks {
-		lane = run.CPUs + run.Tasks // stopper events go to the patcher's lane
-	}
-	ev := &eventView{Kind: e.Kind.String(), Text: e.Text}
-	if e.PC != 0 {
-		ev.Addr = fmt.Sprintf("%#x", e.PC)
-		ev.Where = e.Where
-	}
-	switch e.Kind {
-	case sched.EvExec:
-		ev.Bytes, ev.Disasm, ev.Text = e.Hex, e.Text, ""
-	case sched.EvTrace:
-		ev.Badge = "trace"
-	case sched.EvYield:
-		ev.Badge, ev.Text = "yield", "schedule(): voluntary switch"
-	case sched.EvSwitch:
-		ev.Badge, ev.Text = "switch", fmt.Sprintf("switched in on cpu%d", e.CPU)
-	case sched.EvPreempt:
-		ev.Badge, ev.Text = "preempted", fmt.Sprintf("timer interrupt: preempted on cpu%d", e.CPU)
-	case sched.EvExit:
-		ev.Badge, ev.Text = "exit", "exits"
-	case sched.EvPatch:
-		ev.Badge = "patch"
-	case sched.EvStore:
-		// write #3, enable #1, f0+0x4, e52de004 (push {lr}).
-		ev.Badge, ev.Text = fmt.Sprintf("write #%d", e.Write), e.Label
-		ev.Disasm = m.DescribeStore(sched.Store{Addr: e.PC, Bytes: e.Bytes})
-	case sched.EvStopperIn:
-		ev.Badge, ev.Text = "stopper", fmt.Sprintf("cpu%d enters its stopper", e.CPU)
-	case sched.EvStopperOut:
-		ev.Badge = "stopper"
-	case sched.EvWaitDone:
-		ev.Badge = "done"
-	case sched.EvIPI:
-		ev.Badge, ev.Text = "ipi", fmt.Sprintf("cpu%d takes the sync_core IPI", e.CPU)
-	case sched.EvHazard:
-		ev.Badge, ev.Text = "HAZARD "+e.Hazard, e.Detail
-	}
-	return lane, ev
-}
-
-// byStopper reports whether the preemption trace[i] switched its CPU to
-// the stopper rather than to another task.
-func byStopper(trace []sched.Event, i int) bool {
-	e := trace[i]
-	for _, n := range trace[i+1:] {
-		if n.Step != e.Step {
-			break
-		}
-		if n.CPU == e.CPU && n.Kind == sched.EvStopperIn {
-			return true
-		}
-	}
-	return false
-}
-
-func summary(run *explore.Run, e sched.Event) string {
-	who := taskName(run, e.Task)
-	if e.Task < 0 {
-		who = "stopper"
-	}
-	cpu := "-"
-	if e.CPU >= 0 {
-		cpu = fmt.Sprintf("cpu%d", e.CPU)
-	}
-	what := e.Text
-	if e.Kind == sched.EvExec {
-		what = fmt.Sprintf("%s: %s", shortWhere(e), e.Text)
-	} else if what == "" {
-		what = e.Kind.String()
-	}
-	return fmt.Sprintf("step %d · %s · %s · %s", e.Step, cpu, who, what)
-}
-
-// timeline follows the events to know, row by row, what every CPU runs,
-// where every task is, the patcher's spans and the bytes of every site.
-type timeline struct {
-	run   *explore.Run
-	m     *sched.Machine
-	cpu   []int // task on each CPU, idle or stopper
-	shown []int // the task last labelled in each CPU lane
-	task  []string
-	where []string
-
-	span, spanKind     string
-	spanStart, spanEnd bool
-
-	writes  []sched.Write // sorted by step
-	nextW   int
-	site    []byte   // current bytes of every site, concatenated
-	prov    []uint16 // write id of each
-	siteOff []int    // offset of each site in site
-	changed map[int]bool
-	// showSite, when set, is the sites whose words each step's state lists.
-	showSite map[int]bool
-}
-
-// A page lists at most maxSiteStates site states (steps times sites) in
-// full, and otherwise the words of maxPageSites sites.
-const (
-	maxSiteStates = 1 << 17
-	maxPageSites  = 8
-)
-
-func newTimeline(run *explore.Run, m *sched.Machine) *timeline {
-	tl := &timeline{run: run, m: m, cpu: make([]int, run.CPUs), shown: make([]int, run.CPUs),
-		task: make([]string, run.Tasks+1), where: make([]string, run.Tasks+1)}
-	for c := range tl.cpu {
-		tl.cpu[c], tl.shown[c] = idle, idle
-	}
-	for t := range tl.task {
-		tl.task[t] = "runnable"
-	}
-	img := m.Image()
-	for _, s := range img.Sites {
-		tl.siteOff = append(tl.siteOff, len(tl.site))
-		off := s.Addr - img.Base
-		tl.site = append(tl.site, img.Text[off:off+uint64(s.Len)]...)
-		tl.prov = append(tl.prov, make([]uint16, s.Len)...)
-	}
-	tl.writes = append([]sched.Write(nil), m.Writes()...)
-	sort.SliceStable(tl.writes, func(i, j int) bool { return tl.writes[i].Step < tl.writes[j].Step })
-	tl.changed = map[int]bool{}
-	tl.applyWrites(0)
-	return tl
-}
-
-// applyWrites brings the site bytes up to the end of step.
-func (tl *timeline) applyWrites(step int) {
-	img := tl.m.Image()
-	for ; tl.nextW < len(tl.writes) && tl.writes[tl.nextW].Step <= step; tl.nextW++ {
-		w := tl.writes[tl.nextW]
-		for i, b := range w.Store.Bytes {
-			a := w.Store.Addr + uint64(i)
-			si := img.SiteAt(a)
-			if si < 0 {
-				continue
-			}
-			k := tl.siteOff[si] + int(a-img.Sites[si].Addr)
-			tl.site[k], tl.prov[k] = b, w.ID
-			if step > 0 {
-				tl.changed[k] = true
-			}
-		}
-	}
-}
-
-func (tl *timeline) apply(e sched.Event) {
-	t := e.Task
-	switch e.Kind {
-	case sched.EvSwitch:
-		tl.cpu[e.CPU] = t
-		tl.task[t] = "running"
-		tl.where[t] = e.Where
-	case sched.EvStopperIn:
-		tl.cpu[e.CPU] = stopper
-	case sched.EvPreempt:
-		tl.cpu[e.CPU] = idle
-		tl.task[t] = "preempted"
-		tl.where[t] = e.Where
-	case sched.EvYield:
-		tl.cpu[e.CPU] = idle
-		tl.task[t] = "runnable"
-		tl.where[t] = e.Where
-	case sched.EvExit:
-		tl.cpu[e.CPU] = idle
-		tl.task[t] = "exited"
-	case sched.EvExec:
-		tl.where[t] = e.Where
-	case sched.EvPatch:
-		switch e.Op {
-		case "stop_machine":
-			tl.openSpan("stop", "stop_machine")
-			tl.task[t] = "blocked"
-			tl.where[t] = "sleeping in stop_machine()"
-			tl.cpu[e.CPU] = idle
-		case "synchronize_sched", "synchronize_rcu_tasks":
-			what := e.Op + "()"
-			tl.openSpan("gp", what)
-			tl.task[t] = "blocked"
-			tl.where[t] = "waiting in " + what
-			tl.cpu[e.CPU] = idle
-		case "sync_core", "flush_icache_all":
-			tl.openSpan("gp", e.Op+"()")
-		}
-	case sched.EvStopperOut:
-		for c := range tl.cpu {
-			if tl.cpu[c] == stopper {
-				tl.cpu[c] = idle
-			}
-		}
-		tl.task[tl.run.Tasks] = "runnable"
-		tl.where[tl.run.Tasks] = "stop_machine() returned"
-		tl.closeSpan()
-	case sched.EvWaitDone:
-		if tl.task[tl.run.Tasks] == "blocked" {
-			tl.task[tl.run.Tasks] = "runnable"
-			tl.where[tl.run.Tasks] = e.Text
-		}
-		tl.closeSpan()
-	}
-	if e.Kind == sched.EvPatch && e.Text == "patcher done" {
-		tl.task[t] = "exited"
-	}
-}
-
-func (tl *timeline) openSpan(kind, label string) {
-	tl.span, tl.spanKind, tl.spanStart, tl.spanEnd = label, kind, true, false
-}
-
-// closeSpan ends the span with the current row, which still shows it.
-func (tl *timeline) closeSpan() {
-	if tl.span != "" {
-		tl.spanEnd = true
-	}
-}
-
-// endRow is called after each row is drawn.
-func (tl *timeline) endRow() {
-	if tl.spanEnd {
-		tl.span, tl.spanEnd = "", false
-	}
-	tl.spanStart = false
-}
-
-// state is the machine as of the end of step: what each CPU runs, where
-// each task is, and the bytes of every site word with their writers.
-func (tl *timeline) state(step int, summary string) stepState {
-	st := stepState{Step: step, Summary: summary}
-	for _, c := range tl.cpu {
-		st.CPUs = append(st.CPUs, bandName(tl.run, c))
-	}
-	for t := range tl.task {
-		st.Tasks = append(st.Tasks, taskState{Name: taskName(tl.run, t), State: tl.task[t], Where: tl.where[t]})
-	}
-	clear(tl.changed)
-	tl.applyWrites(step)
-	img := tl.m.Image()
-	unit := 1
-	if img.Align == 4 {
-		unit = 4
-	}
-	for si, s := range img.Sites {
-		if tl.showSite != nil && !tl.showSite[si] {
-			continue
-		}
-		n := unit
-		if unit == 1 {
-			n = s.Len // x86: the whole site is one instruction
-		}
-		for off := 0; off+n <= s.Len; off += n {
-			k := tl.siteOff[si] + off
-			b := tl.site[k : k+n]
-			w := siteWord{Where: img.Name(s.Addr + uint64(off)), Bytes: tl.m.DescribeStore(sched.Store{Addr: s.Addr + uint64(off), Bytes: b})}
-			var ids []string
-			seen := map[uint16]bool{}
-			for i := 0; i < n; i++ {
-				id := tl.prov[k+i]
-				if tl.changed[k+i] {
-					w.Changed = true
-				}
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, tl.writerName(id))
-				}
-			}
-			w.Writer = strings.Join(ids, " + ")
-			st.Sites = append(st.Sites, w)
-		}
-	}
-	return st
-}
-
-func (tl *timeline) writerName(id uint16) string {
-	if id == 0 {
-		return "compiled"
-	}
-	for _, w := range tl.writes {
-		if w.ID == id {
-			if w.Transition == 0 {
-				return fmt.Sprintf("write #%d at boot", id)
-			}
-			return fmt.Sprintf("write #%d, step %d (%s)", id, w.Step, w.Label)
-		}
-	}
-	return fmt.Sprintf("write #%d", id)
-}
-
-func nameOr(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }

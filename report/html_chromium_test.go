@@ -20,6 +20,7 @@ import (
 	"github.com/mcountsim/mcountsim/explore"
 	"github.com/mcountsim/mcountsim/internal/oracle"
 	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
 )
 
 // chromium finds a headless-capable Chromium. Outside CI a missing browser
@@ -186,6 +187,24 @@ func TestHTMLInChromium(t *testing.T) {
 			require.NoError(t, os.WriteFile(keep, b, 0o644))
 			t.Logf("screenshot written to %s", keep)
 		}
+	})
+	// A tracer kernel's page (issue 17): the interrupt rows are rendered,
+	// with their badges and thread_info.
+	t.Run("tracer irq rows", func(t *testing.T) {
+		tr, err := patch.LookupTracer("resched-read", nil)
+		require.NoError(t, err)
+		sc := explore.Scenario{Strategy: strategy(t, kernel.ARM, "add-sp"), Tracer: tr}
+		res, page := renderHTML(t, sc, explore.Options{})
+		require.NotNil(t, res.Hazard)
+		file := filepath.Join(dir, "resched-read.html")
+		require.NoError(t, os.WriteFile(file, []byte(page), 0o644))
+		dom := runChromium(t, bin, "file://"+file, "--dump-dom")
+		a := bodyAttrs(t, dom)
+		assert.Equal(t, "ok", a["data-status"])
+		assert.Equal(t, strconv.Itoa(res.Hazard.Step), a["data-current-step"])
+		assert.Regexp(t, `<tr id="e\d+" class="ev-irq[^"]*" data-step="43" data-kind="irq">`, string(dom))
+		assert.Regexp(t, `<span class="badge b-irq">resched-ipi</span>`, string(dom))
+		assert.Regexp(t, `<tr id="e\d+" class="ev-state[^"]*" data-step="48" data-kind="state">`, string(dom))
 	})
 	// A SAFE page works too.
 	t.Run("safe", func(t *testing.T) {

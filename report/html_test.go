@@ -275,11 +275,11 @@ func TestHTMLReplayAndDecoded(t *testing.T) {
 	assert.Contains(t, text(replayed), "UNSAFE: the schedule reaches a hazard")
 	assert.Equal(t, len(rows(page)), len(rows(replayed)))
 
-	// A result whose run lost its machine (json:"-") is not drawn as it
+	// A result whose run lost what is drawn (json:"-") is not drawn as it
 	// is; explore.WithRun replays it.
 	stripped := *res
 	run := *res.Replay
-	run.Machine = nil
+	run.Image, run.Writes, run.Describe = nil, nil, nil
 	stripped.Replay = &run
 	buf.Reset()
 	require.Error(t, HTML(&buf, sc, opts, &stripped))

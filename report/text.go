@@ -39,6 +39,10 @@ func writeText(w io.Writer, sc *explore.Scenario, opts explore.Options, res *exp
 		p.f("verdict:  %s: %s%s\n", res.Verdict, res.Space.Description, qualifiers(sc, res))
 		p.f("searched: %s\n", Searched(res))
 	}
+	if l, r := res.LostEvents, res.RecursedEvents; l != nil && r != nil && res.IRQsOffMaxSteps != nil {
+		p.f("tracer:   lost events: normal %d, softirq %d, irq %d, nmi %d; recursions dropped and counted: normal %d, softirq %d, irq %d, nmi %d; longest interrupts-off stretch %d steps\n",
+			l.Normal, l.Softirq, l.IRQ, l.NMI, r.Normal, r.Softirq, r.IRQ, r.NMI, *res.IRQsOffMaxSteps)
+	}
 	if res.Reason != "" {
 		p.f("stopped:  %s\n", res.Reason)
 	}
@@ -169,16 +173,16 @@ func writeRun(p *printer, res *explore.Result) {
 				}
 			}
 		}
-		if m := run.Machine; m != nil {
+		if run.Drawn() {
 			p.f("  writes to those sites during the run:\n")
-			for _, wr := range m.Writes() {
+			for _, wr := range run.Writes {
 				for _, sp := range run.Explanation {
-					if wr.Store.Site >= 0 && m.Image().Sites[wr.Store.Site].Addr == sp.Site {
+					if wr.Store.Site >= 0 && run.Image.Sites[wr.Store.Site].Addr == sp.Site {
 						where := "at boot"
 						if wr.Transition > 0 {
 							where = fmt.Sprintf("at step %d on cpu%d (%s)", wr.Step, wr.CPU, wr.Label)
 						}
-						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, m.Image().Name(wr.Store.Addr), m.DescribeStore(wr.Store))
+						p.f("    write #%d %s: %s <- %s\n", wr.ID, where, run.Image.Name(wr.Store.Addr), describe(run, wr.Store))
 					}
 				}
 			}
@@ -264,6 +268,21 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 		return run.Tasks, e.Text
 	case sched.EvIPI:
 		return col, fmt.Sprintf("[cpu%d takes the sync_core IPI]", e.CPU)
+	case sched.EvIRQ:
+		switch e.Vector {
+		case "wake":
+			return col, "~~ remote wakeup: need_resched + IPI ~~"
+		case "return":
+			return col, "~~ return from the interrupt ~~"
+		}
+		return col, fmt.Sprintf("~~ IRQ %s: enters %s ~~", e.Vector, irqEntry(e.Vector))
+	case sched.EvState:
+		if e.State == nil {
+			return col, "  ti: " + e.Text
+		}
+		return col, "  ti: " + compactTI(*e.State)
+	case sched.EvLost:
+		return col, "LOST " + e.Context + "-context event"
 	case sched.EvHazard:
 		if col == run.Tasks+1 || col < 0 {
 			col = run.Tasks
@@ -271,6 +290,25 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 		return col, "HAZARD " + e.Hazard
 	}
 	return col, e.Text
+}
+
+func irqEntry(vector string) string {
+	if vector == "nmi" {
+		return "__nmi_svc"
+	}
+	return "__irq_svc"
+}
+
+// compactTI is a thread_info state in a column's width.
+func compactTI(s sched.TIState) string {
+	out := fmt.Sprintf("count %#x", s.PreemptCount)
+	if s.NeedResched {
+		out += ", need_resched"
+	}
+	if s.IRQsOff {
+		out += ", irqs off"
+	}
+	return out
 }
 
 func shortWhere(e sched.Event) string {
@@ -303,3 +341,6 @@ func OmittedText(run *explore.Run) string {
 	return cut + fmt.Sprintf("a long run: the trace shows its first %d events, its patch, store, preemption, wait, exit and hazard events, and its last %d events; "+
 		"%d other events of steps %d to %d are omitted", sched.TraceHead, sched.TraceTail, run.Omitted, run.OmittedFrom, run.OmittedTo)
 }
+
+// describe renders the bytes of a store as the run's ISA disassembles them.
+func describe(run *explore.Run, s sched.Store) string { return run.Describe(s.Addr, s.Bytes) }

@@ -52,12 +52,18 @@ type Event struct {
 	CPU     int  // -1: on a CPU the model does not have (a remote waker)
 	Task    int  // the task the event concerns (current, or the woken one)
 	Preempt bool // ScheduleEntry: __schedule(preempt=true)
+	// IRQ: the event happened in hard-irq context (the kernel's
+	// this_cpu_read(hardirq_context)).
+	IRQ bool
 }
 
 func (e Event) String() string {
 	s := fmt.Sprintf("step %d cpu %d task %d %v", e.Step, e.CPU, e.Task, e.Kind)
 	if e.Preempt {
 		s += "(preempt)"
+	}
+	if e.IRQ {
+		s += " in irq"
 	}
 	return s
 }
@@ -79,12 +85,10 @@ type Monitor struct {
 	// processed (da_handle_start_run_event). Any other event of a stopped
 	// monitor is ignored.
 	StartOnly, StartRun []int
-	// FromBoot monitors every CPU (or task) from the first event of the
-	// trace, in state Boot: for a monitor whose initial state is not the
-	// state a run starts in and whose start event cannot tell (opid starts
-	// in disabled; a run starts with interrupts and preemption on).
-	FromBoot bool
-	Boot     int8
+	// StartOutsideIRQ: the start events start the monitor only outside
+	// hard-irq context (opid's handlers: "The monitor's initial state is
+	// not in_irq"); in hard-irq context they are ordinary events.
+	StartOutsideIRQ bool
 }
 
 func idx(names []string, n string) int {
@@ -129,11 +133,13 @@ func (m *Monitor) Check(events []Event) *Violation {
 		}
 		in := insts[key]
 		if in == nil {
-			in = &inst{on: m.FromBoot, state: m.Boot}
+			in = &inst{}
 			insts[key] = in
 		}
 		if !in.on {
 			switch {
+			case m.StartOutsideIRQ && e.IRQ:
+				continue
 			case contains(m.StartOnly, ev):
 				in.on, in.state = true, 0
 				continue
@@ -294,8 +300,11 @@ var opid = func() *Monitor {
 		},
 		Map: byKind(ev, map[Kind]string{IRQDisable: "irq_disable", IRQEnable: "irq_enable", IRQEntry: "irq_entry",
 			PreemptDisable: "preempt_disable", PreemptEnable: "preempt_enable", NeedResched: "sched_need_resched", Waking: "sched_waking"})}
-	// opid's initial state is disabled, its start event unknown here; a
-	// run starts with interrupts and preemption on.
-	m.FromBoot, m.Boot = true, 1
+	// opid.c (@30984ccf): sched_need_resched and sched_waking outside
+	// hard-irq context start the monitor (da_handle_start_event, in its
+	// initial state disabled); in hard-irq context they are handled as
+	// events (da_handle_event), which a stopped monitor ignores.
+	m.StartOnly = []int{5, 6}
+	m.StartOutsideIRQ = true
 	return m
 }()

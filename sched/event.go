@@ -24,9 +24,13 @@ const (
 	EvHazard                          // a detector fired
 	EvInt3                            // a CPU trapped on an int3, or its handler ran
 	EvBudget                          // the run used up its step budget
+	// The tracer kernel (irq.go, tracer.go):
+	EvIRQ   // an interrupt, an NMI or a remote wakeup arrived, or a handler returned (Vector)
+	EvState // preempt_count, need_resched or the interrupt mask changed (State)
+	EvLost  // a traced call returned without recording its event (Context)
 )
 
-var eventNames = [...]string{"", "exec", "trace", "yield", "switch", "preempt", "exit", "patch", "store", "stopper-in", "stopper-out", "wait-done", "ipi", "hazard", "int3", "budget"}
+var eventNames = [...]string{"", "exec", "trace", "yield", "switch", "preempt", "exit", "patch", "store", "stopper-in", "stopper-out", "wait-done", "ipi", "hazard", "int3", "budget", "irq", "state", "lost"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
@@ -64,6 +68,13 @@ type Event struct {
 	// Stale (EvExec) describes the fetching CPU's view when it was behind
 	// the text: which bytes it may still see old, and since when.
 	Stale string `json:"stale,omitempty"`
+	// The tracer kernel: the interrupt (EvIRQ: timer, resched-ipi, nmi,
+	// wake, or return), the task's thread_info after a change (EvState,
+	// and EvIRQ), and the context of a lost event (EvLost: normal, irq,
+	// nmi).
+	Vector  string   `json:"vector,omitempty"`
+	State   *TIState `json:"thread_info,omitempty"`
+	Context string   `json:"context,omitempty"`
 
 	// EvExec only: how control left the instruction, where to (the next
 	// pc), and the data accesses it made (loads and stores through the
@@ -72,6 +83,25 @@ type Event struct {
 	Next   uint64   `json:"-"`
 	Loads  int      `json:"-"`
 	Stores int      `json:"-"`
+}
+
+// TIState is what a report shows of a task's thread_info.
+type TIState struct {
+	PreemptCount uint32 `json:"preempt_count"`
+	NeedResched  bool   `json:"need_resched"`
+	IRQsOff      bool   `json:"irqs_off"`
+}
+
+// String reads like "preempt_count 0x10001, need_resched, irqs off".
+func (s TIState) String() string {
+	out := fmt.Sprintf("preempt_count %#x", s.PreemptCount)
+	if s.NeedResched {
+		out += ", need_resched"
+	}
+	if s.IRQsOff {
+		out += ", irqs off"
+	}
+	return out
 }
 
 func (m *Machine) event(e Event) {
@@ -90,6 +120,17 @@ func (m *Machine) event(e Event) {
 
 // DescribeStore renders a store as text, e.g. "e52de004 (push {lr})".
 func (m *Machine) DescribeStore(s Store) string { return m.core.describe(s.Addr, s.Bytes) }
+
+// A Describer renders bytes stored at addr as DescribeStore does, with no
+// machine behind it: what a finished run keeps for its reports.
+type Describer func(addr uint64, b []byte) string
+
+// Describer returns the renderer of DescribeStore for m's image, holding a
+// core of its own (none of m's state).
+func (m *Machine) Describer() Describer {
+	k, _, _ := newCore(m.img) // m's arch has a core: m was built with one
+	return k.describe
+}
 
 // HexBytes renders bytes as the trace does.
 func (m *Machine) HexBytes(b []byte) string { return m.core.hex(b) }

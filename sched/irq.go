@@ -17,6 +17,11 @@ import (
 // interrupts on; it does not count again. Delivery saves the task's
 // registers below its stack pointer (svc_entry), masks interrupts and runs
 // __irq_svc as the task's code; its final hook restores them (svc_exit).
+// With Config.NMI an NMI may arrive too, at any boundary (interrupts
+// masked or not, inside an interrupt handler too, but not inside another
+// NMI), counted against IRQBound: it runs __nmi_svc in NMI context and
+// returns to the interrupt mask it found, never preempting. The model has
+// no softirq context: its lost-event counter stays 0.
 //
 // These options come after every other option but before the
 // preemptions, so that the preemptions stay the tail that
@@ -56,6 +61,9 @@ func (m *Machine) appendIRQs(buf []Action) []Action {
 		if on {
 			buf = append(buf, Action{CPU: c, Kind: ActIRQ, Task: kernel.IRQTimer})
 		}
+		if m.nmiOK(m.tiGet(t, kernel.TIPreemptCount)) {
+			buf = append(buf, Action{CPU: c, Kind: ActIRQ, Task: kernel.IRQNMI})
+		}
 		if n > 1 && m.tr.resched&(1<<c) == 0 && m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched == 0 {
 			buf = append(buf, Action{CPU: c, Kind: ActWake})
 		}
@@ -72,14 +80,18 @@ func (m *Machine) applyIRQ(a Action) {
 		m.tiSet(t, kernel.TIFlags, m.tiGet(t, kernel.TIFlags)|kernel.TIFNeedResched)
 		m.tr.resched |= 1 << c
 		m.rvEvent(rv.NeedResched, -1, t, false)
-		m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a remote wakeup sets need_resched and sends a reschedule IPI"})
+		m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a remote wakeup sets need_resched and sends a reschedule IPI", Vector: "wake", State: m.tiState(t)})
 		return
 	}
-	what := "timer interrupt"
-	if a.Task == kernel.IRQResched {
+	what, entry, vector := "timer interrupt", m.tr.lay.IRQEntry, "timer"
+	switch a.Task {
+	case kernel.IRQResched:
 		m.tr.resched &^= 1 << c
-		what = "reschedule IPI"
-	} else {
+		what, vector = "reschedule IPI", "resched-ipi"
+	case kernel.IRQNMI:
+		m.tr.irqs++
+		what, entry, vector = "NMI", m.tr.lay.NMIEntry, "nmi"
+	default:
 		m.tr.irqs++
 	}
 	m.closePass(c, t)
@@ -99,15 +111,22 @@ func (m *Machine) applyIRQ(a Action) {
 		m.storeStack(uint64(sp)+uint64(4*i), 4, uint64(r.R[i]), uint8(i))
 	}
 	m.storeStack(uint64(sp)+64, 4, uint64(b2u(r.N)<<31|b2u(r.Z)<<30|b2u(r.C)<<29|b2u(r.V)<<28), 0xfe)
-	m.storeStack(uint64(sp)+68, 4, 0, 0xfe)
-	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: what + ": the CPU enters __irq_svc (interrupts off)"})
+	// The pad word keeps the interrupt mask the handler returns to (an
+	// NMI may arrive with interrupts masked) and the vector.
+	prev := m.tiGet(t, kernel.TIIRQsOff)
+	m.storeStack(uint64(sp)+68, 4, uint64(prev|uint32(a.Task)<<8), 0xfe)
+	pc := uint64(r.R[arm.PC])
 	r.R[arm.SP] = sp
 	r.R[arm.R0] = uint32(a.Task)
-	r.R[arm.PC] = uint32(m.tr.lay.IRQEntry)
+	r.R[arm.PC] = uint32(entry)
 	m.tiSet(t, kernel.TIIRQsOff, 1)
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: pc, Text: what + ": the CPU enters " + m.img.Name(entry) + " (interrupts off)", Vector: vector, State: m.tiState(t)})
 	m.tr.prevOff[t] = 1
-	m.rvEvent(rv.IRQDisable, c, t, false)
-	m.rvEvent(rv.IRQEntry, c, t, false)
+	if a.Task != kernel.IRQNMI {
+		// An NMI is no irq_disable and no irq_handler_entry.
+		m.rvEvent(rv.IRQDisable, c, t, false)
+		m.rvEvent(rv.IRQEntry, c, t, false)
+	}
 	if m.shape.excSync {
 		m.syncCPU(c, "taking an interrupt")
 	}
@@ -123,12 +142,62 @@ func (m *Machine) irqReturn(c, t int8) {
 	}
 	f := le32(m.stack[sp-StackBase+64:])
 	r.N, r.Z, r.C, r.V = f&(1<<31) != 0, f&(1<<30) != 0, f&(1<<29) != 0, f&(1<<28) != 0
+	pad := le32(m.stack[sp-StackBase+68:])
+	if pad>>8 == kernel.IRQNMI {
+		m.nmiReturn(c, t, pad&0xff)
+		return
+	}
 	m.tiSet(t, kernel.TIIRQsOff, 0)
+	// The handler's frames below the restored sp are dead: scrubbed
+	// (explore's package doc, "The tracer kernel's thread_info accesses").
+	lo, _ := m.stackRange(t)
+	m.scrubStack(lo+kernel.TISize, uint64(r.R[arm.SP]))
 	m.tr.prevOff[t] = 0
+	m.tr.offRun[t] = 0
 	m.rvEvent(rv.IRQEnable, c, t, false)
-	m.event(Event{Kind: EvIPI, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)"})
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)", Vector: "return", State: m.tiState(t)})
 	if m.shape.excSync {
 		m.syncCPU(c, "returning from an interrupt")
+	}
+}
+
+// tiState is task t's thread_info as reports show it (Record mode).
+func (m *Machine) tiState(t int8) *TIState {
+	if !m.cfg.Record || t < 0 || t >= m.patcher {
+		return nil
+	}
+	return &TIState{PreemptCount: m.tiGet(t, kernel.TIPreemptCount), NeedResched: m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched != 0, IRQsOff: !m.irqsOn(t)}
+}
+
+// stateEvent records a change of task t's thread_info by the text at pc.
+func (m *Machine) stateEvent(c, t int8, pc uint64, what string) {
+	if !m.cfg.Record {
+		return
+	}
+	s := m.tiState(t)
+	m.event(Event{Kind: EvState, CPU: int(c), Task: int(t), PC: pc, Where: m.img.Name(pc), Text: what + ": " + s.String(), State: s})
+}
+
+// nmiOK reports whether an NMI may arrive now on a CPU whose task has
+// this preempt_count: NMIs asked for, the bound not spent, not inside one.
+func (m *Machine) nmiOK(count uint32) bool {
+	return m.cfg.NMI && int(m.tr.irqs) < m.cfg.IRQBound && count&kernel.NMIMask == 0
+}
+
+// nmiReturn is the return from __nmi_svc to the interrupt mask it found.
+func (m *Machine) nmiReturn(c, t int8, mask uint32) {
+	ac := m.core.(*armCore)
+	r := &ac.regs[t]
+	m.tiSet(t, kernel.TIIRQsOff, mask)
+	lo, _ := m.stackRange(t)
+	m.scrubStack(lo+kernel.TISize, uint64(r.R[arm.SP]))
+	m.tr.prevOff[t] = mask
+	if mask == 0 {
+		m.tr.offRun[t] = 0
+	}
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the NMI", Vector: "return", State: m.tiState(t)})
+	if m.shape.excSync {
+		m.syncCPU(c, "returning from an NMI")
 	}
 }
 
@@ -139,6 +208,9 @@ func (m *Machine) rvEvent(k rv.Kind, c, t int8, preempt bool) {
 		return
 	}
 	e := rv.Event{Step: m.steps, Kind: k, CPU: int(c), Task: int(t), Preempt: preempt}
+	if c >= 0 && t >= 0 && t < m.patcher {
+		e.IRQ = m.tiGet(t, kernel.TIPreemptCount)&kernel.HardirqMask != 0 || m.tr.tick
+	}
 	m.tr.rv = append(m.tr.rv[:len(m.tr.rv):len(m.tr.rv)], e)
 }
 
@@ -152,6 +224,9 @@ func irqString(a Action) string {
 	}
 	if a.Task == kernel.IRQResched {
 		return fmt.Sprintf("cpu%d irq resched-ipi", a.CPU)
+	}
+	if a.Task == kernel.IRQNMI {
+		return fmt.Sprintf("cpu%d nmi", a.CPU)
 	}
 	return fmt.Sprintf("cpu%d irq timer", a.CPU)
 }

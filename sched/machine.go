@@ -74,8 +74,11 @@ type Config struct {
 	// IRQBound bounds the interrupts and remote wakeups of a run (0: none);
 	// Lossless makes a lost event a hazard; TracerStats, when set,
 	// collects lost events and interrupts-off stretches over every run.
+	// NMI lets non-maskable interrupts arrive too, even with interrupts
+	// masked (within IRQBound; never inside one another).
 	IRQBound    int
 	Lossless    bool
+	NMI         bool
 	TracerStats *TracerStats
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/isa/arm"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/rv"
 )
@@ -97,6 +98,7 @@ type tracerState struct {
 	// events (resumeWrapper, resumeText, resumeTick).
 	resume [MaxTasks]uint8
 	rv     []rv.Event // Record mode
+	tick   bool       // inside tickPreempt's hard-irq part (Record mode)
 }
 
 // initTracer sets the tracer kernel up in a new machine.
@@ -194,6 +196,9 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 		v := m.tiGet(t, off)
 		was := m.tr.prevCount[t]
 		m.tr.prevCount[t] = v
+		if was != v {
+			m.stateEvent(c, t, pc, "preempt_count")
+		}
 		if _, ok := m.tr.tp[pc]; ok && (was&kernel.PreemptMask == 0) != (v&kernel.PreemptMask == 0) {
 			k := rv.PreemptEnable
 			if v&kernel.PreemptMask != 0 {
@@ -207,11 +212,18 @@ func (m *Machine) tiStored(a, lo uint64, pc uint64) {
 	case kernel.TIFlags:
 		if m.tiGet(t, off)&kernel.TIFNeedResched != 0 {
 			m.rvEvent(rv.NeedResched, c, t, false)
+			m.stateEvent(c, t, pc, "need_resched set")
 		}
 	case kernel.TIIRQsOff:
 		v := m.tiGet(t, off)
 		was := m.tr.prevOff[t]
 		m.tr.prevOff[t] = v
+		if v == 0 {
+			m.tr.offRun[t] = 0 // the stretch ends with the store that unmasks
+		}
+		if (was == 0) != (v == 0) {
+			m.stateEvent(c, t, pc, "interrupt mask")
+		}
 		if _, ok := m.tr.tp[pc]; ok && (was == 0) != (v == 0) {
 			k := rv.IRQEnable
 			if v != 0 {
@@ -284,6 +296,10 @@ func (m *Machine) tracerControl(c, t int8, pc uint64, flowCall bool, target, spB
 				tr.lost[ctx]++
 			}
 			m.cfg.TracerStats.note(&tr.lost, &tr.recursed, 0)
+			if m.cfg.Record {
+				m.event(Event{Kind: EvLost, CPU: int(c), Task: int(t), PC: pc, Where: m.img.Name(pc), Context: CtxNames[ctx],
+					Text: fmt.Sprintf("lost event: the tracer callback returned to %s without recording the %s-context event", m.img.Name(target), CtxNames[ctx])})
+			}
 			if m.cfg.Lossless {
 				m.hazard(detect.LostEvent, int(c), int(t), pc, fmt.Sprintf("the tracer callback returned to %s without recording the %s-context event", m.img.Name(target), CtxNames[ctx]))
 			}
@@ -363,7 +379,11 @@ func (m *Machine) tracerHook(c, t int8, h kernel.HookKind) bool {
 // clear_tsk_need_resched, the pending IPI goes with it, and a
 // missed-preemption window closes.
 func (m *Machine) switchOut(c, t int8) {
+	set := m.tiGet(t, kernel.TIFlags)&kernel.TIFNeedResched != 0
 	m.tiSet(t, kernel.TIFlags, m.tiGet(t, kernel.TIFlags)&^kernel.TIFNeedResched)
+	if set {
+		m.stateEvent(c, t, m.pcOf(t), "need_resched cleared by __schedule")
+	}
 	m.tr.resched &^= 1 << c
 	m.tr.missAt[t] = 0
 	m.rvEvent(rv.SwitchOut, c, t, false)
@@ -399,8 +419,10 @@ const (
 // action (ActPreempt): the interrupt, need_resched, preempt_schedule_irq.
 func (m *Machine) tickPreempt(c, t int8) {
 	m.rvEvent(rv.IRQDisable, c, t, false)
+	m.tr.tick = true
 	m.rvEvent(rv.IRQEntry, c, t, false)
 	m.rvEvent(rv.NeedResched, c, t, false) // scheduler_tick
+	m.tr.tick = false
 	m.rvEvent(rv.PreemptDisable, c, t, false)
 	m.rvEvent(rv.IRQEnable, c, t, false)
 	m.rvEvent(rv.ScheduleEntry, c, t, true)
@@ -408,17 +430,29 @@ func (m *Machine) tickPreempt(c, t int8) {
 	m.tr.resume[t] = resumeTick
 }
 
-// hashTracer feeds the tracer kernel's state to h.
+// hashTracer feeds the tracer kernel's state to h: the global part, then
+// each task's digest in task order (a canonicalization that permutes
+// tasks permutes the digests).
 func (m *Machine) hashTracer(h *hasher) {
 	tr := &m.tr
 	h.u64(uint64(tr.irqs) | uint64(tr.resched)<<8)
 	for t := 0; t < m.cfg.Tasks; t++ {
-		h.u64(uint64(tr.cbOpen[t]) | uint64(tr.cbRec[t])<<32)
-		h.u64(uint64(tr.missAt[t]) | uint64(tr.offRun[t])<<8)
+		d := m.tracerTaskDigest(t)
+		h.u64(d[0])
+		h.u64(d[1])
 	}
 	for i := 0; i < NumCtx; i++ {
 		h.u64(uint64(tr.lost[i]) | uint64(tr.recursed[i])<<8)
 	}
+}
+
+// tracerTaskDigest is worker t's part of the tracer kernel's state: its
+// open callback frames and those that recorded, its missed-preemption
+// window and its interrupts-off stretch. (Its thread_info is in its
+// stack, hashed with it.)
+func (m *Machine) tracerTaskDigest(t int) [2]uint64 {
+	tr := &m.tr
+	return [2]uint64{uint64(tr.cbOpen[t]) | uint64(tr.cbRec[t])<<32, uint64(tr.missAt[t]) | uint64(tr.offRun[t])<<8}
 }
 
 // LostEvents returns this run's lost events and counted recursions per
@@ -432,3 +466,132 @@ func (m *Machine) LostEvents() (lost, recursed [NumCtx]int) {
 
 // IRQs returns the interrupts and remote wakeups taken so far.
 func (m *Machine) IRQs() int { return int(m.tr.irqs) }
+
+// tiAccess reports whether the instruction at pc is a single load or
+// store, the kind tiLocal may find local (the tracer kernel is ARM).
+func (m *Machine) tiAccess(pc uint64) bool {
+	ac, ok := m.core.(*armCore)
+	off, in := m.textOff(pc)
+	if !ok || !in {
+		return false
+	}
+	inst, err := ac.st.dec.Lookup(uint32(pc), le32(m.text[off:]))
+	if err != nil {
+		return false
+	}
+	var r arm.Regs
+	if _, _, ok := arm.LoadAddr(inst, &r); ok {
+		return true
+	}
+	_, _, _, ok = arm.StoreAddr(inst, &r)
+	return ok
+}
+
+// tiLocal reports whether worker t's next instruction, a single load or
+// store at pc through a base other than sp, is local in this state (the
+// soundness argument is in the package doc of explore, "The tracer
+// kernel's thread_info accesses"). It must reach one word of t's own
+// thread_info, and:
+//   - no interrupt may be taken on t's CPU now (its interrupts are
+//     masked, or the interrupt bound is spent and no reschedule IPI is
+//     pending there), and no NMI (nmiOK);
+//   - for flags and preempt_count stores, no remote wakeup may come
+//     either (the bound is spent), and for flags and cpu, t must not be
+//     preemptible now (a preemption clears need_resched and may move t);
+//   - a store must leave whether t may take an interrupt or an NMI and
+//     whether it may be preempted as they were.
+func (m *Machine) tiLocal(t int8, pc uint64) bool {
+	ac, ok := m.core.(*armCore)
+	if !ok {
+		return false
+	}
+	off, in := m.textOff(pc)
+	if !in {
+		return false
+	}
+	inst, err := ac.st.dec.Lookup(uint32(pc), le32(m.text[off:]))
+	if err != nil {
+		return false
+	}
+	r := &ac.regs[t]
+	a32, n, store := uint32(0), 0, false
+	var v uint32
+	if x, k, ok := arm.LoadAddr(inst, r); ok {
+		a32, n = x, k
+	} else if x, k, val, ok := arm.StoreAddr(inst, r); ok {
+		a32, n, v, store = x, k, val, true
+	} else {
+		return false
+	}
+	a := uint64(a32)
+	lo, _ := m.stackRange(t)
+	if a < lo || n > 4 || a+uint64(n) > lo+kernel.TISize || a&^3 != (a+uint64(n)-1)&^3 {
+		return false
+	}
+	w := (a - lo) &^ 3
+	c := m.tasks[t].CPU
+	spent := int(m.tr.irqs) >= m.cfg.IRQBound
+	count, mask := m.tiGet(t, kernel.TIPreemptCount), m.tiGet(t, kernel.TIIRQsOff)
+	irqOK := func(mask uint32) bool { return mask == 0 && (!spent || m.tr.resched&(1<<c) != 0) || m.nmiOK(count) }
+	preemptOK := func(count, mask uint32) bool { return t < m.patcher && count == 0 && mask == 0 }
+	if irqOK(mask) {
+		return false
+	}
+	switch w {
+	case kernel.TIFlags:
+		if !spent || preemptOK(count, mask) {
+			return false
+		}
+	case kernel.TICPU:
+		if preemptOK(count, mask) {
+			return false
+		}
+	case kernel.TIPreemptCount:
+		if store && !spent {
+			return false
+		}
+	}
+	if !store {
+		return true
+	}
+	old := m.tiGet(t, w)
+	sh := 8 * uint32(a-lo-w)
+	keep := uint32(0) // the bits of old the store leaves
+	if n < 4 {
+		keep = ^(uint32(1<<(8*n)-1) << sh)
+	}
+	nv := old&keep | v<<sh&^keep
+	switch w {
+	case kernel.TIPreemptCount:
+		return preemptOK(nv, mask) == preemptOK(count, mask) && m.nmiOK(nv) == m.nmiOK(count)
+	case kernel.TIIRQsOff:
+		return irqOK(nv) == irqOK(mask) && preemptOK(count, nv) == preemptOK(count, mask)
+	}
+	return true
+}
+
+// tracerExited scrubs the stack of task t, which has left do_exit: no
+// code runs on it again and none reads another task's stack.
+func (m *Machine) tracerExited(t int8) {
+	lo, hi := m.stackRange(t)
+	m.scrubStack(lo+kernel.TISize, hi)
+}
+
+// scrubStack sets the stack words in [lo, hi) to 0, never written, as
+// the model's canonical dead stack (the scrub is not a store of the run:
+// it is not recorded).
+func (m *Machine) scrubStack(lo, hi uint64) {
+	for a := lo; a < hi; a += 4 {
+		w := int((a - StackBase) / 4)
+		v := le32(m.stack[w*4:])
+		if m.slots[w] == detect.SlotUnwritten && v == 0 {
+			continue
+		}
+		old := slotHash(w, v, m.slots[w])
+		nw := slotHash(w, 0, detect.SlotUnwritten)
+		m.stackSum[0] += nw[0] - old[0]
+		m.stackSum[1] += nw[1] - old[1]
+		copy(m.stack[w*4:w*4+4], []byte{0, 0, 0, 0})
+		m.slots[w] = detect.SlotUnwritten
+	}
+}

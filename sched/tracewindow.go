@@ -21,7 +21,7 @@ func (m *Machine) TraceOmitted() (events, fromStep, toStep int) {
 
 // landmark is the events a bounded trace keeps wherever they lie.
 var landmark = [...]bool{EvPatch: true, EvStore: true, EvPreempt: true, EvWaitDone: true, EvStopperOut: true,
-	EvExit: true, EvInt3: true, EvHazard: true, EvBudget: true}
+	EvExit: true, EvInt3: true, EvHazard: true, EvBudget: true, EvIRQ: true, EvState: false, EvLost: true}
 
 // record appends e to the trace, dropping instructions in the middle of a
 // long one.

@@ -263,6 +263,11 @@ const (
 	// the CPU's view of those bytes is the latest (decided per state:
 	// localFetch).
 	classFetch
+	// classTI: a single load or store through a base other than sp in
+	// the tracer kernel; it is local in a state where it reaches the
+	// task's own thread_info and nothing the others do can meet it
+	// (tiLocal, tracer.go).
+	classTI
 )
 
 // local reports whether worker t's next instruction touches nothing but
@@ -292,6 +297,9 @@ func (m *Machine) local(t int8) bool {
 	case classFetch:
 		return m.localFetch(t, off)
 	}
+	if *cls == classTI {
+		return m.tiLocal(t, off+m.img.Base)
+	}
 	if *cls != classUnknown {
 		return *cls == classLocal
 	}
@@ -318,6 +326,10 @@ func (m *Machine) local(t int8) bool {
 			*cls = classVisible
 		case !m.core.localInst(len(m.st.dataAt) > 0):
 			*cls = classVisible
+			if m.tr.on && !m.cfg.Unreduced && m.tiAccess(off+m.img.Base) {
+				*cls = classTI
+				return m.local(t)
+			}
 			if _, _, _, ok := m.core.memAddr(m, t, off+m.img.Base); ok && !m.cfg.Unreduced {
 				*cls = classLoad
 				return m.local(t)
@@ -519,6 +531,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 	case kernel.HookExit:
 		m.checkExit(c, t, pc) // integrity.go
 		m.exit(c, t)
+		if m.tr.on {
+			m.tracerExited(t)
+		}
 	}
 }
 

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcountsim/mcountsim/params"
 	"io"
 	"os"
 	"strconv"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcountsim/mcountsim/explore"
 	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/params"
 	"github.com/mcountsim/mcountsim/patch"
 	"github.com/mcountsim/mcountsim/report"
 )
@@ -51,7 +52,8 @@ type checkFlags struct {
 	object, function, args                                    string
 	tracer, traced                                            string // tracer.go
 	irqBound                                                  int
-	lossless                                                  bool
+	lossless, nmi                                             bool
+	fileTracer                                                *kernel.Tracer // the scenario file's tracer section
 
 	// check only: the search.
 	search, shard, maxMemory string
@@ -62,6 +64,7 @@ type checkFlags struct {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
+	start := time.Now()
 	cmd := "check"
 	if replay {
 		cmd = "replay"
@@ -85,7 +88,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		{&f.functions, &params.Functions}, {&f.bound, &params.Bound}, {&f.maxStates, &params.MaxStates}} {
 		fs.IntVar(p.v, p.p.Name, p.p.Default, p.p.Usage)
 	}
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long (0: no limit)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long, counting reading the inputs, the search and writing the reports (a search cut short still gets 5s, or a tenth of the budget, to write what it found; 0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
 	tracerFlagSet(fs, &f) // tracer.go
@@ -107,11 +110,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: mcountsim %s [flags]\n\nFlags:\n", cmd)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			fmt.Fprint(stdout, checkExamples)
+		if helpRequested(err, fs, stdout, fmt.Sprintf("Usage: mcountsim %s [flags]\n\nFlags:\n", cmd), checkExamples) {
 			return 0
 		}
 		return fail("%v", err)
@@ -121,6 +120,16 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if f.timeout < 0 {
+		return fail("--timeout must not be negative, got %v", f.timeout)
+	}
+	// --timeout covers the whole command (deadline.go); a scenario file
+	// may set it, counted from the same start.
+	dl := newDeadline(start, f.timeout)
+	incomplete := func(err error) int {
+		fmt.Fprintf(stderr, "mcountsim %s: %s\n", cmd, oneLine(err))
+		return explore.Incomplete.ExitCode()
+	}
 
 	var fileStrategy *patch.Strategy
 	if f.strategyFile != "" {
@@ -128,16 +137,40 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 			return fail("give --strategy or --strategy-file, not both")
 		}
 		// The file's config lines set the flags the command line did not.
-		st, err := readStrategyFile(f.strategyFile, fs, set)
+		err := dl.do("reading --strategy-file "+f.strategyFile, func() error {
+			file, err := readStrategyFile(f.strategyFile, fs, set)
+			if file != nil {
+				fileStrategy, f.fileTracer = file.Strategy, file.Tracer
+			}
+			return err
+		})
+		if errors.As(err, new(*timedOut)) {
+			return incomplete(err)
+		}
 		if err != nil {
 			return fail("%v", oneLine(err))
 		}
-		fileStrategy = st
+		if f.timeout != dl.timeout {
+			dl = newDeadline(start, f.timeout)
+		}
 	}
-	sc, opts, err := scenarioFrom(f, set, fileStrategy)
+	var sc explore.Scenario
+	var opts explore.Options
+	phase := "checking the scenario"
+	if f.object != "" {
+		phase = "loading --object " + f.object + " and running " + f.function + " once"
+	}
+	err := dl.do(phase, func() (err error) {
+		sc, opts, err = scenarioFrom(f, set, fileStrategy)
+		return err
+	})
+	if errors.As(err, new(*timedOut)) {
+		return incomplete(err)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}
+	opts.Start = start // the search's share of --timeout is what is left
 	if replay && !set["schedule"] {
 		return fail("--schedule is required (check prints it with a counterexample)")
 	}
@@ -159,28 +192,53 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	}
 	var res *explore.Result
 	if replay {
-		res, err = explore.Replay(sc, f.schedule, opts)
+		err = dl.do("replaying the schedule", func() (err error) {
+			res, err = explore.Replay(sc, f.schedule, opts)
+			return err
+		})
 	} else {
+		var p *progressPrinter
 		if f.progress || isTerminal(stderr) {
-			p := newProgressPrinter(stderr, isTerminal(stderr))
+			p = newProgressPrinter(stderr, isTerminal(stderr))
 			opts.Progress = p.print
-			defer p.end()
 		}
-		res, err = explore.Check(sc, opts)
+		err = dl.do("searching", func() (err error) {
+			res, err = explore.Check(sc, opts)
+			return err
+		})
+		if p != nil && !errors.As(err, new(*timedOut)) {
+			p.end()
+		}
+	}
+	if errors.As(err, new(*timedOut)) {
+		return incomplete(err)
 	}
 	if err != nil {
 		return fail("%v", oneLine(err))
 	}
-	if f.json {
-		err = report.JSON(stdout, sc, opts, res)
-	} else {
-		err = report.TextFor(stdout, sc, opts, res)
+	// The report is written whole or not at all.
+	var out bytes.Buffer
+	err = dl.do("writing the report", func() error {
+		if f.json {
+			return report.JSON(&out, sc, opts, res)
+		}
+		return report.TextFor(&out, sc, opts, res)
+	})
+	if errors.As(err, new(*timedOut)) {
+		return incomplete(err)
 	}
 	if err != nil {
 		return fail("writing the report: %v", err)
 	}
+	if _, err := out.WriteTo(stdout); err != nil {
+		return fail("writing the report: %v", err)
+	}
 	if html != nil {
-		if err := writeHTML(html, sc, opts, res); err != nil {
+		err := dl.do("writing the --html page "+f.html, func() error { return writeHTML(html, sc, opts, res) })
+		if errors.As(err, new(*timedOut)) {
+			return incomplete(err)
+		}
+		if err != nil {
 			return fail("--html: %v", err)
 		}
 		wrote()
@@ -249,9 +307,6 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 		if err := c.p.Check(c.v); err != nil {
 			return sc, opts, err
 		}
-	}
-	if f.timeout < 0 {
-		return sc, opts, fmt.Errorf("--timeout must not be negative, got %v", f.timeout)
 	}
 	if err := checkPrologue(arch, f.prologue); err != nil {
 		return sc, opts, err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -125,10 +124,7 @@ func runCost(args []string, stdout, stderr io.Writer) int {
 	cpus := fs.String("cpus", "", "comma-separated CPUs to predict cycles for (default: the arch's, see the cost package)")
 	noCycles := fs.Bool("no-cycles", false, "do not run llvm-mca")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprint(stdout, costUsage)
-			fs.PrintDefaults()
+		if helpRequested(err, fs, stdout, costUsage, "") {
 			return 0
 		}
 		return fail("%v (see mcountsim cost --help)", err)
@@ -346,15 +342,21 @@ func (n *costNotes) write(w io.Writer) {
 	}
 }
 
+// costTable starts a table on w with the header head and a column per
+// CPU, named prefix+cpu.
+func costTable(w io.Writer, head, prefix string, cpus []string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, cpu := range cpus {
+		head += "\t" + prefix + cpu
+	}
+	fmt.Fprintln(tw, head)
+	return tw
+}
+
 func costWriteText(w io.Writer, ms []*cost.Measurement) error {
 	cpus := costCPUs(ms)
 	var notes costNotes
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	head := "STRATEGY\tFORM\tBYTES\tINSNS\tMEM\tTAKEN\tLINES"
-	for _, cpu := range cpus {
-		head += "\t" + cpu
-	}
-	fmt.Fprintln(tw, head)
+	tw := costTable(w, "STRATEGY\tFORM\tBYTES\tINSNS\tMEM\tTAKEN\tLINES", "", cpus)
 	for _, m := range ms {
 		rows := append(m.Counts(), m.Dormant())
 		for i, c := range rows {
@@ -409,12 +411,7 @@ func costWriteObject(w io.Writer, o *cost.ObjectCost) error {
 		sortCPU = cpus[0]
 	}
 	var notes costNotes
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	head := "FUNCTION\tSTRATEGY\tSITES\tBASE INSNS\t+INSNS\t+MEM\t+TAKEN"
-	for _, cpu := range cpus {
-		head += "\t+" + cpu
-	}
-	fmt.Fprintln(tw, head)
+	tw := costTable(w, "FUNCTION\tSTRATEGY\tSITES\tBASE INSNS\t+INSNS\t+MEM\t+TAKEN", "+", cpus)
 	for _, r := range o.SortedRows(sortCPU) {
 		f := o.Functions[r[0]]
 		m := f.Measurements[r[1]]
@@ -430,12 +427,7 @@ func costWriteObject(w io.Writer, o *cost.ObjectCost) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	head = "TOTAL\tFUNCTIONS\tSITE BYTES\t+INSNS\t+MEM"
-	for _, cpu := range cpus {
-		head += "\t+" + cpu
-	}
-	fmt.Fprintln(tw, head)
+	tw = costTable(w, "TOTAL\tFUNCTIONS\tSITE BYTES\t+INSNS\t+MEM", "+", cpus)
 	for _, t := range o.Totals() {
 		line := fmt.Sprintf("%s\t%d\t%d\t%+d\t%+d", t.Strategy, t.Functions, o.SiteBytes, t.Instructions, t.Memory)
 		for _, cpu := range cpus {

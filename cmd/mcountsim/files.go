@@ -15,7 +15,7 @@ import (
 // maxScenarioSize bytes). Its config lines set every flag of fs that the
 // command line did not set (explicit flags win); set holds the flags given
 // on the command line.
-func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patch.Strategy, error) {
+func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patch.File, error) {
 	data, err := readInput(path, "--strategy-file", maxScenarioSize)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func readStrategyFile(path string, fs *flag.FlagSet, set map[string]bool) (*patc
 			return nil, fmt.Errorf("%s: config %s=%s: %v", s.Pos, s.Key, s.Value, err)
 		}
 	}
-	return file.Strategy, nil
+	return file, nil
 }
 
 // writeHTML writes the HTML timeline of res to f, created before the

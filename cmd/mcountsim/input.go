@@ -1,13 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 
+	"github.com/mcountsim/mcountsim/internal/regfile"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/objfile"
 )
@@ -42,38 +43,24 @@ func (e *inputError) Error() string {
 func (e *inputError) Unwrap() error { return e.err }
 
 // openInput opens path for reading if it is a regular file of at most max
-// bytes, and returns it with its size. It never blocks: a FIFO, device,
-// socket or directory is refused from its Stat before any open, and the
-// open itself is O_NONBLOCK (a FIFO put there since is not waited for) and
-// checked again with Fstat. what names the input in errors ("--object").
+// bytes, and returns it with its size, without ever blocking (see package
+// regfile). what names the input in errors ("--object").
 func openInput(path, what string, max int64) (*os.File, int64, error) {
 	fail := func(err error, format string, a ...any) (*os.File, int64, error) {
 		return nil, 0, &inputError{what: what, path: path, reason: fmt.Sprintf(format, a...), err: err}
 	}
-	st, err := os.Stat(path)
-	if err != nil {
+	f, size, err := regfile.Open(path, max)
+	var kind *regfile.KindError
+	var big *regfile.SizeError
+	switch {
+	case errors.As(err, &kind):
+		return fail(nil, "%v", kind)
+	case errors.As(err, &big):
+		return fail(nil, "%d bytes, larger than the limit of %s", big.Size, sizeName(max))
+	case err != nil:
 		return fail(err, "%s", pathReason(err))
 	}
-	if !st.Mode().IsRegular() {
-		return fail(nil, "not a regular file (%s)", fileKind(st.Mode()))
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return fail(err, "%s", pathReason(err))
-	}
-	if st, err = f.Stat(); err != nil {
-		f.Close()
-		return fail(err, "%s", pathReason(err))
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return fail(nil, "not a regular file (%s)", fileKind(st.Mode()))
-	}
-	if st.Size() > max {
-		f.Close()
-		return fail(nil, "%d bytes, larger than the limit of %s", st.Size(), sizeName(max))
-	}
-	return f, st.Size(), nil
+	return f, size, nil
 }
 
 // readInput reads the whole of a file that openInput accepts, at most max
@@ -121,23 +108,6 @@ func pathReason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// fileKind names the type of a file that is not a regular file.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "mode " + m.String()
 }
 
 // sizeName prints a limit: "256 MiB", "1 MiB", "4096 bytes".

@@ -17,6 +17,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,6 +57,19 @@ Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 var commands = map[string]bool{"check": true, "replay": true, "strategies": true, "sites": true, "merge": true, "stats": true, "cost": true}
 
 const commandList = "check, replay, strategies, sites, merge, stats or cost"
+
+// helpRequested reports whether err, from fs.Parse, is -h or --help; it
+// then writes the help to stdout: head, the flags' defaults, then tail.
+func helpRequested(err error, fs *flag.FlagSet, stdout io.Writer, head, tail string) bool {
+	if !errors.Is(err, flag.ErrHelp) {
+		return false
+	}
+	fs.SetOutput(stdout)
+	fmt.Fprint(stdout, head)
+	fs.PrintDefaults()
+	fmt.Fprint(stdout, tail)
+	return true
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

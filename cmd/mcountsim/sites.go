@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,10 +68,7 @@ func runSites(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	jsonOut := fs.Bool("json", false, "write JSON Lines, one object per site")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprint(stdout, sitesUsage)
-			fs.PrintDefaults()
+		if helpRequested(err, fs, stdout, sitesUsage, "") {
 			return 0
 		}
 		fmt.Fprintf(stderr, "mcountsim sites: %v (see mcountsim sites --help)\n", err)

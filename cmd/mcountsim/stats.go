@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -87,10 +86,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stdout)
-				fmt.Fprint(stdout, statsUsage)
-				fs.PrintDefaults()
+			if helpRequested(err, fs, stdout, statsUsage, "") {
 				return 0
 			}
 			fmt.Fprintf(stderr, "mcountsim stats: %v (see mcountsim stats --help)\n", err)

@@ -1,46 +1,9 @@
 package arm
 
 import (
-	"encoding/binary"
-	"github.com/mcountsim/mcountsim/isa"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"testing"
 )
-
-// sliceBus is a minimal isa.Bus over one byte slice, as a simulator would use.
-type sliceBus struct {
-	base uint32
-	mem  []byte
-}
-
-func (b *sliceBus) load32(addr uint32, size int, reg uint8) (uint32, error) {
-	o := addr - b.base
-	if uint64(o)+uint64(size) > uint64(len(b.mem)) {
-		return 0, isa.ErrMemory
-	}
-	switch size {
-	case 1:
-		return uint32(b.mem[o]), nil
-	case 2:
-		return uint32(binary.LittleEndian.Uint16(b.mem[o:])), nil
-	}
-	return binary.LittleEndian.Uint32(b.mem[o:]), nil
-}
-
-func (b *sliceBus) store32(addr uint32, size int, v uint32, reg uint8) error {
-	o := addr - b.base
-	if uint64(o)+uint64(size) > uint64(len(b.mem)) {
-		return isa.ErrMemory
-	}
-	switch size {
-	case 1:
-		b.mem[o] = byte(v)
-	case 2:
-		binary.LittleEndian.PutUint16(b.mem[o:], uint16(v))
-	default:
-		binary.LittleEndian.PutUint32(b.mem[o:], v)
-	}
-	return nil
-}
 
 // benchCode is straight-line A32 code in the style of an instrumented
 // function: prologue, mcount push and disabled slot, arithmetic, loads and
@@ -71,7 +34,7 @@ var benchCode = []uint32{
 func BenchmarkExec(b *testing.B) {
 	const text = 0x10000
 	c := NewCache(text, 4*len(benchCode))
-	bus := &sliceBus{base: 0x8000, mem: make([]byte, 0x1000)}
+	bus := &isatest.SliceBus{Base: 0x8000, Mem: make([]byte, 0x1000)}
 	var r Regs
 	run := func() {
 		r = Regs{}
@@ -89,24 +52,8 @@ func BenchmarkExec(b *testing.B) {
 			}
 		}
 	}
-	run() // fill the cache
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	b.StopTimer()
+	isatest.BenchRun(b, len(benchCode), run)
 	if r.R[SP] != 0x9000 || r.R[LR] != 0x4242 {
 		b.Fatalf("unbalanced: sp %#x lr %#x", r.R[SP], r.R[LR])
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchCode)), "ns/inst")
-}
-
-func (b *sliceBus) Load(a uint64, size int, reg uint8) (uint64, error) {
-	v, err := b.load32(uint32(a), size, reg)
-	return uint64(v), err
-}
-
-func (b *sliceBus) Store(a uint64, size int, v uint64, reg uint8) error {
-	return b.store32(uint32(a), size, uint32(v), reg)
 }

@@ -2,94 +2,18 @@ package arm
 
 import (
 	"fmt"
-	"github.com/mcountsim/mcountsim/isa"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcountsim/mcountsim/internal/isatest"
+	"github.com/mcountsim/mcountsim/isa"
 )
 
-// access is one isa.Bus access as the fake bus saw it.
-type access struct {
-	store bool
-	addr  uint32
-	size  int
-	value uint32
-	reg   uint8
-}
+// fakeBus is the recording bus of the tests (isatest.Bus).
+type fakeBus = isatest.Bus
 
-func (a access) String() string {
-	k := "L"
-	if a.store {
-		k = "S"
-	}
-	r := "-"
-	if a.reg != isa.NoReg {
-		r = regName(a.reg)
-	}
-	return fmt.Sprintf("%s%d %#x %s =%#x", k, a.size, a.addr, r, a.value)
-}
-
-// fakeBus is a little-endian memory of the bytes in [lo, hi) that records
-// every access; anything outside faults with isa.ErrMemory.
-type fakeBus struct {
-	lo, hi uint32
-	mem    []byte
-	log    []access
-	record bool
-}
-
-func newFakeBus(lo, hi uint32) *fakeBus {
-	return &fakeBus{lo: lo, hi: hi, mem: make([]byte, hi-lo), record: true}
-}
-
-func (b *fakeBus) in(addr uint32, size int) bool {
-	return addr >= b.lo && addr < b.hi && b.hi-addr >= uint32(size)
-}
-
-func (b *fakeBus) load32(addr uint32, size int, reg uint8) (uint32, error) {
-	if !b.in(addr, size) {
-		return 0, fmt.Errorf("load %d bytes at %#x: %w", size, addr, isa.ErrMemory)
-	}
-	var v uint32
-	for i := size - 1; i >= 0; i-- {
-		v = v<<8 | uint32(b.mem[addr-b.lo+uint32(i)])
-	}
-	if b.record {
-		b.log = append(b.log, access{addr: addr, size: size, value: v, reg: reg})
-	}
-	return v, nil
-}
-
-func (b *fakeBus) store32(addr uint32, size int, v uint32, reg uint8) error {
-	if !b.in(addr, size) {
-		return fmt.Errorf("store %d bytes at %#x: %w", size, addr, isa.ErrMemory)
-	}
-	for i := 0; i < size; i++ {
-		b.mem[addr-b.lo+uint32(i)] = byte(v >> (8 * i))
-	}
-	if b.record {
-		b.log = append(b.log, access{store: true, addr: addr, size: size, value: v, reg: reg})
-	}
-	return nil
-}
-
-func (b *fakeBus) word(addr uint32) uint32 {
-	b.record = false
-	defer func() { b.record = true }()
-	v, err := b.load32(addr, 4, isa.NoReg)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-func (b *fakeBus) logString() string {
-	s := make([]string, len(b.log))
-	for i, a := range b.log {
-		s[i] = a.String()
-	}
-	return strings.Join(s, "; ")
-}
+func newFakeBus(lo, hi uint32) *fakeBus { return isatest.NewBus(uint64(lo), uint64(hi)) }
 
 var regNames = [16]string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "sp", "lr", "pc"}
 
@@ -115,7 +39,7 @@ func applyState(t testing.TB, spec string, r *Regs, bus *fakeBus) {
 			if err != nil {
 				t.Fatalf("bad address in %q", f)
 			}
-			if err := bus.store32(uint32(a), 4, parseU32(t, v), isa.NoReg); err != nil {
+			if err := bus.Store(a, 4, uint64(parseU32(t, v)), isa.NoReg); err != nil {
 				t.Fatal(err)
 			}
 			continue
@@ -155,7 +79,7 @@ func applyState(t testing.TB, spec string, r *Regs, bus *fakeBus) {
 		}
 		r.R[n] = parseU32(t, v)
 	}
-	bus.log = nil
+	bus.Log = nil
 }
 
 func parseU32(t testing.TB, s string) uint32 {
@@ -187,13 +111,4 @@ func regsString(r *Regs) string {
 	}
 	fmt.Fprintf(&b, "nzcv=%c%c%c%c", f(r.N), f(r.Z), f(r.C), f(r.V))
 	return b.String()
-}
-
-func (b *fakeBus) Load(a uint64, size int, reg uint8) (uint64, error) {
-	v, err := b.load32(uint32(a), size, reg)
-	return uint64(v), err
-}
-
-func (b *fakeBus) Store(a uint64, size int, v uint64, reg uint8) error {
-	return b.store32(uint32(a), size, uint32(v), reg)
 }

@@ -1,7 +1,6 @@
 package arm
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -9,11 +8,7 @@ import (
 type Word uint32
 
 // Bytes returns the little-endian bytes of w, as they sit in memory.
-func (w Word) Bytes() []byte {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], uint32(w))
-	return b[:]
-}
+func (w Word) Bytes() []byte { return wordBytes(uint32(w)) }
 
 // If returns w with its condition field set to c (ARM ARM A8.3).
 func (w Word) If(c Cond) Word { return w&0x0fffffff | Word(c)<<28 }

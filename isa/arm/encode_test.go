@@ -3,6 +3,7 @@ package arm
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os"
 	execpkg "os/exec"
@@ -247,44 +248,17 @@ func TestEncodeObjdump(t *testing.T) {
 	if err != nil {
 		t.Fatalf("objdump: %v\n%s", err, out)
 	}
-	got := parseObjdump(string(out))
+	got := isatest.ParseObjdump(string(out), "@")
 	for i, c := range cases {
 		off := uint32(4 * i)
-		line, ok := got[off]
+		line, ok := got[uint64(off)]
 		if !ok {
 			t.Errorf("%s: no objdump line at %#x", c.name, off)
 			continue
 		}
 		want := strings.ReplaceAll(c.objdump, "%t", fmt.Sprintf("%#x", off+uint32(c.rel)))
-		if line.word != uint32(c.w) || line.text != want {
-			t.Errorf("%s: objdump %08x %q, want %08x %q", c.name, line.word, line.text, uint32(c.w), want)
+		if line.Hex != c.w.String() || line.Text != want {
+			t.Errorf("%s: objdump %s %q, want %v %q", c.name, line.Hex, line.Text, c.w, want)
 		}
 	}
-}
-
-type objdumpLine struct {
-	word uint32
-	text string
-}
-
-// parseObjdump reads "   4:	e52de004 	push	{lr}	@ comment" lines into
-// offset → (word, "push {lr}") with runs of white space made single.
-func parseObjdump(out string) map[uint32]objdumpLine {
-	m := map[uint32]objdumpLine{}
-	for _, l := range strings.Split(out, "\n") {
-		var off, word uint32
-		if _, err := fmt.Sscanf(l, " %x:\t%x", &off, &word); err != nil {
-			continue
-		}
-		f := strings.SplitN(l, "\t", 3)
-		if len(f) < 3 {
-			continue
-		}
-		text := f[2]
-		if i := strings.Index(text, "@"); i >= 0 {
-			text = text[:i]
-		}
-		m[off] = objdumpLine{word: word, text: strings.Join(strings.Fields(text), " ")}
-	}
-	return m
 }

@@ -163,31 +163,9 @@ func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 			r.R[inst.Rd] &^= mask << lsb
 		}
 	case xUXTB, xUXTH, xSXTB, xSXTH:
-		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch x {
-		case xUXTB:
-			v &= 0xff
-		case xUXTH:
-			v &= 0xffff
-		case xSXTB:
-			v = uint32(int32(int8(v)))
-		case xSXTH:
-			v = uint32(int32(int16(v)))
-		}
-		r.R[inst.Rd] = v
+		r.R[inst.Rd] = extend(x, bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm)))
 	case xUXTAB, xUXTAH, xSXTAB, xSXTAH:
-		v := bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm))
-		switch x {
-		case xUXTAB:
-			v &= 0xff
-		case xUXTAH:
-			v &= 0xffff
-		case xSXTAB:
-			v = uint32(int32(int8(v)))
-		case xSXTAH:
-			v = uint32(int32(int16(v)))
-		}
-		r.R[inst.Rd] = r.R[inst.Rn] + v
+		r.R[inst.Rd] = r.R[inst.Rn] + extend(x, bits.RotateLeft32(r.R[inst.Rm], -int(inst.Imm)))
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD, xSTR, xSTRB, xSTRH, xSTRD:
 		return loadStore(inst, x, r, bus, next)
 	case xMultiple:
@@ -287,6 +265,20 @@ func addWithCarry(x, y uint32, carry bool) (uint32, bool, bool) {
 	return sum, c1 != 0, v
 }
 
+// extend is the byte or halfword of v that x takes (an extend, UXTB ...,
+// or an extend and add, UXTAB ...), zero- or sign-extended.
+func extend(x xop, v uint32) uint32 {
+	switch x {
+	case xUXTB, xUXTAB:
+		return v & 0xff
+	case xUXTH, xUXTAH:
+		return v & 0xffff
+	case xSXTB, xSXTAB:
+		return uint32(int32(int8(v)))
+	}
+	return uint32(int32(int16(v))) // xSXTH, xSXTAH
+}
+
 func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	op2, c := r.operand2(&inst.Op2)
 	v := r.V
@@ -344,10 +336,11 @@ func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	return isa.FlowNext, nil
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
+// address returns the base register's value, the offset and the address
+// of the memory operand m (the base alone when it is post-indexed) with
+// the registers r.
+func (r *Regs) address(m *armasm.Mem) (base, off, addr uint32) {
+	base = r.read(uint8(m.Base))
 	if m.Sign != 0 {
 		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
 		if m.Sign < 0 {
@@ -356,10 +349,16 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 	} else {
 		off = uint32(int32(m.Offset))
 	}
-	addr := base
+	addr = base
 	if m.Mode != armasm.AddrPostIndex {
 		addr = base + off
 	}
+	return base, off, addr
+}
+
+func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+	m := &inst.Mem
+	base, off, addr := r.address(m)
 	size := 4
 	switch x {
 	case xLDRB, xSTRB, xLDRSB:
@@ -497,7 +496,7 @@ func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >>
 func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
-		return singleAddr(inst, r)
+		return memAddr(inst, r)
 	}
 	return 0, 0, false
 }
@@ -505,17 +504,17 @@ func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 // MemAddr returns the data inst would access with registers r, without
 // executing it: the lowest address, the number of bytes, and whether it
 // stores; ok is false for an instruction without a data access, one
-// through pc, and a load into pc (a branch). It covers the single-register
+// through pc, and a load or store of pc. It covers the single-register
 // and doubleword loads and stores and LDM/STM/PUSH/POP (their block of
 // words). The partial-order reduction of package sched asks it whether an
 // access reaches only the task's own stack.
 func MemAddr(inst *Inst, r *Regs) (addr uint32, size int, store, ok bool) {
 	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
-		addr, size, ok = singleAddr(inst, r)
+		addr, size, ok = memAddr(inst, r)
 		return addr, size, false, ok
 	case xSTR, xSTRB, xSTRH, xSTRD:
-		addr, size, ok = singleAddr(inst, r)
+		addr, size, ok = memAddr(inst, r)
 		return addr, size, true, ok
 	case xMultiple:
 		if inst.err != nil || inst.mBase == PC || inst.mLoad && inst.List&(1<<PC) != 0 {
@@ -526,34 +525,40 @@ func MemAddr(inst *Inst, r *Regs) (addr uint32, size int, store, ok bool) {
 	return 0, 0, false, false
 }
 
-// singleAddr is the address and size of a single-register or doubleword
-// load or store (not through pc, not a load into pc).
-func singleAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
+// StoreAddr returns the address, size and value of the data a
+// single-register store inst (str, strb, strh) would write with registers
+// r, without executing it (whatever its condition); ok is false for any
+// other instruction. The tracer kernel's partial-order reduction (package
+// sched) asks it what a store to thread_info would leave there.
+func StoreAddr(inst *Inst, r *Regs) (addr uint32, size int, v uint32, ok bool) {
+	switch inst.x {
+	case xSTR, xSTRB, xSTRH:
+	default:
+		return 0, 0, 0, false
+	}
+	if inst.Rd == PC {
+		return 0, 0, 0, false
+	}
+	addr, size, ok = memAddr(inst, r)
+	v = r.read(inst.Rd)
+	if size < 4 {
+		v &= 1<<(8*size) - 1
+	}
+	return addr, size, v, ok
+}
+
+// memAddr is the address and size of a single load or store.
+func memAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 	x := inst.x
-	load := x == xLDR || x == xLDRB || x == xLDRH || x == xLDRSB || x == xLDRSH || x == xLDRD
-	if inst.err != nil || load && inst.Rd == PC || inst.Mem.Base == armasm.PC {
+	if inst.err != nil || inst.Rd == PC || inst.Mem.Base == armasm.PC {
 		return 0, 0, false
 	}
-	m := &inst.Mem
-	base := r.read(uint8(m.Base))
-	var off uint32
-	if m.Sign != 0 {
-		off, _ = shift(r.read(uint8(m.Index)), m.Shift, shiftCount(m.Shift, m.Count), r.C)
-		if m.Sign < 0 {
-			off = -off
-		}
-	} else {
-		off = uint32(int32(m.Offset))
-	}
-	addr = base
-	if m.Mode != armasm.AddrPostIndex {
-		addr = base + off
-	}
+	_, _, addr = r.address(&inst.Mem)
 	size = 4
 	switch x {
-	case xLDRB, xLDRSB, xSTRB:
+	case xLDRB, xSTRB, xLDRSB:
 		size = 1
-	case xLDRH, xLDRSH, xSTRH:
+	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	case xLDRD, xSTRD:
 		size = 8

@@ -258,7 +258,7 @@ func TestExecTable(t *testing.T) {
 			if got != want {
 				t.Errorf("state\n got %s\nwant %s", regsString(&got), regsString(&want))
 			}
-			if log := bus.logString(); log != c.acc {
+			if log := bus.LogString(regName); log != c.acc {
 				t.Errorf("accesses\n got %s\nwant %s", log, c.acc)
 			}
 		})

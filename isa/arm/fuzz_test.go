@@ -31,7 +31,7 @@ func FuzzExec(f *testing.F) {
 		r.R[PC] = 0x1000
 		r.N, r.Z, r.C, r.V = flags&8 != 0, flags&4 != 0, flags&2 != 0, flags&1 != 0
 		bus := newFakeBus(0x1000, 0x3000)
-		bus.record = false
+		bus.Record = false
 		inst, derr := Decode(0x1000, w)
 		c := NewCache(0x1000, 4)
 		cinst, cerr := c.Lookup(0x1000, w)

@@ -1,20 +1,15 @@
 package arm
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/mcountsim/mcountsim/isa"
-	"io"
 	"math/bits"
 	"math/rand/v2"
-	"os"
-	execpkg "os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/mcountsim/mcountsim/internal/isatest"
+	"github.com/mcountsim/mcountsim/isa"
 )
 
 // The differential test runs random instances of every instruction form the
@@ -516,8 +511,8 @@ func execGo(c *qcase) (qresult, error) {
 	r.R[PC] = 0x8000
 	r.N, r.Z, r.C, r.V = c.cpsr&(1<<31) != 0, c.cpsr&(1<<30) != 0, c.cpsr&(1<<29) != 0, c.cpsr&(1<<28) != 0
 	bus := newFakeBus(qemuMem, qemuMem+qemuMemSize)
-	bus.record = false
-	copy(bus.mem, c.mem[:])
+	bus.Record = false
+	copy(bus.Mem, c.mem[:])
 	inst, err := Decode(r.R[PC], c.w)
 	if err != nil {
 		return qresult{}, err
@@ -536,7 +531,7 @@ func execGo(c *qcase) (qresult, error) {
 			out.cpsr |= 1 << (31 - i)
 		}
 	}
-	copy(out.mem[:], bus.mem)
+	copy(out.mem[:], bus.Mem)
 	return out, nil
 }
 
@@ -557,63 +552,6 @@ func unmarshalResult(b []byte) qresult {
 	q.cpsr = binary.LittleEndian.Uint32(b[64:]) & 0xf0000000
 	copy(q.mem[:], b[68:])
 	return q
-}
-
-func buildHarness(t *testing.T) (qemu, harness string) {
-	skip := t.Skip
-	if os.Getenv("CI") == "true" { // CI installs the tools: a missing one is a failure there
-		skip = t.Fatal
-	}
-	qemu, err := execpkg.LookPath("qemu-arm")
-	if err != nil {
-		skip("qemu-arm not installed (apt-get install qemu-user)")
-	}
-	gcc, err := execpkg.LookPath("arm-linux-gnueabi-gcc")
-	if err != nil {
-		skip("arm-linux-gnueabi-gcc not installed (apt-get install gcc-arm-linux-gnueabi)")
-	}
-	harness = filepath.Join(t.TempDir(), "harness")
-	out, err := execpkg.Command(gcc, "-static", "-marm", "-march=armv7-a", "-O2", "-Wall",
-		"-o", harness, filepath.Join("testdata", "qemu", "harness.c")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the harness: %v\n%s", err, out)
-	}
-	return qemu, harness
-}
-
-// runQEMU runs cases through the harness under qemu-arm.
-func runQEMU(qemu, harness string, cases []qcase) ([]qresult, error) {
-	in := make([]byte, 0, len(cases)*qemuInSize)
-	for i := range cases {
-		in = cases[i].marshal(in)
-	}
-	cmd := execpkg.Command(qemu, harness)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	out, rerr := io.ReadAll(stdout)
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("qemu-arm harness: %v (after %d of %d cases)\n%s",
-			err, len(out)/qemuOutSize, len(cases), stderr.String())
-	}
-	if rerr != nil {
-		return nil, rerr
-	}
-	if len(out) != len(cases)*qemuOutSize {
-		return nil, fmt.Errorf("qemu-arm harness wrote %d bytes for %d cases", len(out), len(cases))
-	}
-	res := make([]qresult, len(cases))
-	for i := range res {
-		res[i] = unmarshalResult(out[i*qemuOutSize:])
-	}
-	return res, nil
 }
 
 func describeCase(c *qcase, got, want qresult, gerr error) string {
@@ -639,7 +577,12 @@ func describeCase(c *qcase, got, want qresult, gerr error) string {
 }
 
 func TestQEMUDifferential(t *testing.T) {
-	qemu, harness := buildHarness(t)
+	h := isatest.Build(t, isatest.Tools{
+		What: "the ARM executor against QEMU (isa/arm)",
+		QEMU: "qemu-arm", GCC: "arm-linux-gnueabi-gcc", GCCPkg: "gcc-arm-linux-gnueabi",
+		CFlags: []string{"-marm", "-march=armv7-a"},
+		InSize: qemuInSize, OutSize: qemuOutSize,
+	})
 	forms := qemuForms()
 	per := qemuPerForm
 	if testing.Short() {
@@ -647,9 +590,10 @@ func TestQEMUDifferential(t *testing.T) {
 	}
 	// The cases of form i come from their own seeded generator, so that a
 	// failing form reproduces alone.
-	groups := make([][]qcase, qemuGroups)
-	owner := make([][]int, qemuGroups)
+	groups := make([][]isatest.Case[qcase], qemuGroups)
+	names := make([]string, len(forms))
 	for i, f := range forms {
+		names[i] = f.name
 		g := &qgen{rng: rand.New(rand.NewPCG(qemuSeed, uint64(i)))}
 		k := i % qemuGroups
 		for range per {
@@ -657,60 +601,13 @@ func TestQEMUDifferential(t *testing.T) {
 			if g.rng.IntN(4) == 0 { // a quarter run under a random condition
 				c.w = c.w&0x0fffffff | uint32(g.rng.IntN(14))<<28
 			}
-			groups[k] = append(groups[k], c)
-			owner[k] = append(owner[k], i)
+			groups[k] = append(groups[k], isatest.Case[qcase]{C: c, Form: i})
 		}
 	}
-	var (
-		mu       sync.Mutex
-		bad      = map[int]int{}
-		reports  []string
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, runtime.GOMAXPROCS(0))
-		failures []error
-	)
-	for k := range groups {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			want, err := runQEMU(qemu, harness, groups[k])
-			if err != nil {
-				mu.Lock()
-				failures = append(failures, err)
-				mu.Unlock()
-				return
-			}
-			for j := range groups[k] {
-				c := &groups[k][j]
-				got, gerr := execGo(c)
-				if gerr == nil && got == want[j] {
-					continue
-				}
-				mu.Lock()
-				f := owner[k][j]
-				bad[f]++
-				if bad[f] <= qemuMaxReport {
-					reports = append(reports, forms[f].name+": "+describeCase(c, got, want[j], gerr))
-				}
-				mu.Unlock()
-			}
-		}()
+	d := isatest.Diff[qcase, qresult]{
+		Forms: names, Marshal: (*qcase).marshal, Unmarshal: unmarshalResult, Describe: describeCase, MaxReport: qemuMaxReport,
+		Exec: func(c *isatest.Case[qcase], _ qresult) (qresult, error) { return execGo(&c.C) },
 	}
-	wg.Wait()
-	for _, err := range failures {
-		t.Error(err)
-	}
-	for _, r := range reports {
-		t.Error(r)
-	}
-	total := 0
-	for i, f := range forms {
-		if bad[i] > 0 {
-			t.Errorf("form %q: %d of %d cases differ from qemu", f.name, bad[i], per)
-			total += bad[i]
-		}
-	}
-	t.Logf("%d forms × %d cases = %d cases against qemu-arm; %d mismatches", len(forms), per, len(forms)*per, total)
+	n, total := d.Run(t, h, groups)
+	t.Logf("%d forms × %d cases = %d cases against qemu-arm; %d mismatches", len(forms), per, n, total)
 }

@@ -1,6 +1,7 @@
 package arm64
 
 import (
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"testing"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkExec(b *testing.B) {
 	const text = 0x10000
 	c := NewCache(text, 4*len(benchCode))
 	bus := newMemBus(0x8000, 0x1000)
-	bus.record = false
+	bus.Record = false
 	var r Regs
 	run := func() {
 		r = Regs{SP: 0x9000}
@@ -51,15 +52,8 @@ func BenchmarkExec(b *testing.B) {
 			}
 		}
 	}
-	run() // fill the cache
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	b.StopTimer()
+	isatest.BenchRun(b, len(benchCode), run)
 	if r.SP != 0x9000 || r.X[LR] != 0x4242 || r.PC != text+4*uint64(len(benchCode)) {
 		b.Fatalf("unbalanced: sp %#x lr %#x pc %#x", r.SP, r.X[LR], r.PC)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchCode)), "ns/inst")
 }

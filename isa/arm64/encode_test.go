@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/isatest"
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -210,7 +212,7 @@ func TestEncodeObjdump(t *testing.T) {
 	require.NoError(t, os.WriteFile(bin, buf.Bytes(), 0o644))
 	out, err := execpkg.Command(objdump, "-D", "-b", "binary", "-maarch64", bin).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	got := parseObjdump(string(out))
+	got := isatest.ParseObjdump(string(out), "//", " <")
 	for i, c := range cases {
 		off := uint64(4 * i)
 		line, ok := got[off]
@@ -218,41 +220,15 @@ func TestEncodeObjdump(t *testing.T) {
 			continue
 		}
 		want := strings.ReplaceAll(c.text, "%t", fmt.Sprintf("%#x", off+uint64(c.rel)))
-		assert.Equalf(t, objdumpLine{uint32(c.w), want}, line, "%s", c.name)
+		assert.Equalf(t, isatest.ObjdumpLine{Hex: c.w.String(), Text: want}, line, "%s", c.name)
 		// Disasm agrees with objdump at the same address.
 		inst, err := Decode(off, uint32(c.w))
 		require.NoError(t, err)
-		assert.Equalf(t, line.text, Disasm(&inst, off, nil), "%s: Disasm at %#x", c.name, off)
+		assert.Equalf(t, line.Text, Disasm(&inst, off, nil), "%s: Disasm at %#x", c.name, off)
 	}
 }
 
-type objdumpLine struct {
-	word uint32
-	text string
-}
-
-// parseObjdump reads "   4:	aa1e03e9 	mov	x9, x30" lines into offset →
-// (word, "mov x9, x30"), dropping "// comments" and "<sym>" annotations.
-func parseObjdump(out string) map[uint64]objdumpLine {
-	m := map[uint64]objdumpLine{}
-	for _, l := range strings.Split(out, "\n") {
-		var off uint64
-		var word uint32
-		if _, err := fmt.Sscanf(l, " %x:\t%x", &off, &word); err != nil {
-			continue
-		}
-		f := strings.SplitN(l, "\t", 3)
-		if len(f) < 3 {
-			continue
-		}
-		text := f[2]
-		if i := strings.Index(text, "//"); i >= 0 {
-			text = text[:i]
-		}
-		if i := strings.Index(text, " <"); i >= 0 {
-			text = text[:i]
-		}
-		m[off] = objdumpLine{word: word, text: strings.Join(strings.Fields(text), " ")}
-	}
-	return m
+// needTool returns the path of an external tool, or skips (see oracle.Tool).
+func needTool(t *testing.T, name, pkg string) string {
+	return oracle.Tool(t, pkg, "the A64 cross-checks against "+name+" (isa/arm64)", name)
 }

@@ -114,7 +114,7 @@ func TestMemoryRules(t *testing.T) {
 	assert.Contains(t, err.Error(), "sp alignment")
 	// Another base may be unaligned, and so may the access.
 	r = Regs{PC: tpc, X: [31]uint64{1: 0x8003}}
-	bus.mem[3], bus.mem[4] = 0x11, 0x22
+	bus.Mem[3], bus.Mem[4] = 0x11, 0x22
 	_, err = run1(t, uint32(LdrImm(X0, X1, 0)), &r, bus)
 	require.NoError(t, err)
 	assert.Equal(t, uint64(0x2211), r.X[0])
@@ -155,10 +155,10 @@ func TestBusRegs(t *testing.T) {
 	_, err = run1(t, uint32(LdpPost(X0, X1, SP, 16)), &r, bus)
 	require.NoError(t, err)
 	assert.Equal(t, []access{
-		{true, 0x8030, 8, 0x1111, 29}, {true, 0x8038, 8, 0x2222, 30},
-		{true, 0x8040, 8, 0, 31},
-		{false, 0x8030, 8, 0x1111, 0}, {false, 0x8038, 8, 0x2222, 1},
-	}, bus.log)
+		{Store: true, Addr: 0x8030, Size: 8, Value: 0x1111, Reg: 29}, {Store: true, Addr: 0x8038, Size: 8, Value: 0x2222, Reg: 30},
+		{Store: true, Addr: 0x8040, Size: 8, Value: 0, Reg: 31},
+		{Addr: 0x8030, Size: 8, Value: 0x1111, Reg: 0}, {Addr: 0x8038, Size: 8, Value: 0x2222, Reg: 1},
+	}, bus.Log)
 	assert.Equal(t, uint64(0x8040), r.SP)
 	assert.Equal(t, [2]uint64{0x1111, 0x2222}, [2]uint64{r.X[0], r.X[1]})
 }

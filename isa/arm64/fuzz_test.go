@@ -38,7 +38,7 @@ func FuzzDecodeExec(f *testing.F) {
 		r.PC = 0x1000
 		r.N, r.Z, r.C, r.V = flags&8 != 0, flags&4 != 0, flags&2 != 0, flags&1 != 0
 		bus := newMemBus(0x1000, 0x2000)
-		bus.record = false
+		bus.Record = false
 		inst, derr := Decode(0x1000, w)
 		c := NewCache(0x1000, 4)
 		cinst, cerr := c.Lookup(0x1000, w)

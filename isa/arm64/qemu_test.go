@@ -1,20 +1,13 @@
 package arm64
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/mcountsim/mcountsim/internal/oracle"
-	"io"
 	"math/rand/v2"
-	execpkg "os/exec"
-	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 )
 
@@ -351,8 +344,8 @@ func execGo(c *qcase) (qresult, error) {
 	r := Regs{X: c.x, SP: c.sp, PC: c.pc}
 	r.N, r.Z, r.C, r.V = c.nzcv&(1<<31) != 0, c.nzcv&(1<<30) != 0, c.nzcv&(1<<29) != 0, c.nzcv&(1<<28) != 0
 	bus := newMemBus(qMem, qMemSize)
-	bus.record = false
-	copy(bus.mem, c.mem[:])
+	bus.Record = false
+	copy(bus.Mem, c.mem[:])
 	inst, err := Decode(c.pc, c.w)
 	if err != nil {
 		return qresult{}, err
@@ -374,7 +367,7 @@ func execGo(c *qcase) (qresult, error) {
 			out.nzcv |= 1 << (31 - i)
 		}
 	}
-	copy(out.mem[:], bus.mem)
+	copy(out.mem[:], bus.Mem)
 	return out, nil
 }
 
@@ -399,59 +392,6 @@ func unmarshalResult(b []byte) qresult {
 	q.taken = binary.LittleEndian.Uint64(b[264:])
 	copy(q.mem[:], b[272:])
 	return q
-}
-
-func needTool(t *testing.T, name, pkg string) string {
-	return oracle.Tool(t, pkg, "the A64 cross-checks against "+name+" (isa/arm64)", name)
-}
-
-func buildHarness(t *testing.T) (qemu, harness string) {
-	qemu = needTool(t, "qemu-aarch64", "qemu-user")
-	gcc := needTool(t, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross")
-	harness = filepath.Join(t.TempDir(), "harness")
-	out, err := execpkg.Command(gcc, "-static", "-O2", "-Wall", "-o", harness,
-		filepath.Join("testdata", "qemu", "harness.c")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the harness: %v\n%s", err, out)
-	}
-	return qemu, harness
-}
-
-// runQEMU runs cases (at most qBatch, so that each sits at its pc) through
-// the harness. cortex-a57 has neither pointer authentication nor BTI, like
-// the CPU Exec models.
-func runQEMU(qemu, harness string, cases []qcase) ([]qresult, error) {
-	in := make([]byte, 0, len(cases)*qInSize)
-	for i := range cases {
-		in = cases[i].marshal(in)
-	}
-	cmd := execpkg.Command(qemu, "-cpu", "cortex-a57", harness)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	out, rerr := io.ReadAll(stdout)
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("qemu-aarch64 harness: %v (after %d of %d cases)\n%s",
-			err, len(out)/qOutSize, len(cases), stderr.String())
-	}
-	if rerr != nil {
-		return nil, rerr
-	}
-	if len(out) != len(cases)*qOutSize {
-		return nil, fmt.Errorf("qemu-aarch64 harness wrote %d bytes for %d cases", len(out), len(cases))
-	}
-	res := make([]qresult, len(cases))
-	for i := range res {
-		res[i] = unmarshalResult(out[i*qOutSize:])
-	}
-	return res, nil
 }
 
 func describeCase(c *qcase, got, want qresult, gerr error) string {
@@ -505,7 +445,14 @@ func TestQEMUFormsCoverImplemented(t *testing.T) {
 }
 
 func TestQEMUDifferential(t *testing.T) {
-	qemu, harness := buildHarness(t)
+	h := isatest.Build(t, isatest.Tools{
+		What: "the A64 cross-checks against qemu-aarch64 (isa/arm64)",
+		QEMU: "qemu-aarch64", GCC: "aarch64-linux-gnu-gcc", GCCPkg: "gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
+		// cortex-a57 has neither pointer authentication nor BTI, like the
+		// CPU Exec models.
+		QEMUArgs: []string{"-cpu", "cortex-a57"},
+		InSize:   qInSize, OutSize: qOutSize,
+	})
 	forms := qemuForms()
 	per := qPerForm
 	if testing.Short() {
@@ -513,14 +460,12 @@ func TestQEMUDifferential(t *testing.T) {
 	}
 	// Group k holds the cases of forms k, k+qGroups, …; the cases of form
 	// i come from their own seeded generator, so a failing form
-	// reproduces alone. Each group is run in batches of qBatch, and case j
-	// of a batch sits at qCode + 32j + 8.
-	type owned struct {
-		c    qcase
-		form int
-	}
-	groups := make([][]owned, qGroups)
+	// reproduces alone. Case j of a group sits at qCode + 32(j%qBatch) + 8
+	// (the harness runs qBatch cases at a time).
+	groups := make([][]isatest.Case[qcase], qGroups)
+	names := make([]string, len(forms))
 	for i := range forms {
+		names[i] = forms[i].name
 		g := &qgen{rng: rand.New(rand.NewPCG(qSeed, uint64(i)))}
 		k := i % qGroups
 		for range per {
@@ -529,66 +474,13 @@ func TestQEMUDifferential(t *testing.T) {
 			if !ok {
 				t.Fatalf("form %q: no case drawn", forms[i].name)
 			}
-			groups[k] = append(groups[k], owned{c, i})
+			groups[k] = append(groups[k], isatest.Case[qcase]{C: c, Form: i})
 		}
 	}
-	var (
-		mu       sync.Mutex
-		bad      = map[int]int{}
-		reports  []string
-		failures []error
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, runtime.GOMAXPROCS(0))
-	)
-	for k := range groups {
-		for lo := 0; lo < len(groups[k]); lo += qBatch {
-			batch := groups[k][lo:min(lo+qBatch, len(groups[k]))]
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				cases := make([]qcase, len(batch))
-				for j := range batch {
-					cases[j] = batch[j].c
-				}
-				want, err := runQEMU(qemu, harness, cases)
-				if err != nil {
-					mu.Lock()
-					failures = append(failures, err)
-					mu.Unlock()
-					return
-				}
-				for j := range cases {
-					got, gerr := execGo(&cases[j])
-					if gerr == nil && got == want[j] {
-						continue
-					}
-					mu.Lock()
-					f := batch[j].form
-					bad[f]++
-					if bad[f] <= qMaxReport {
-						reports = append(reports, forms[f].name+": "+describeCase(&cases[j], got, want[j], gerr))
-					}
-					mu.Unlock()
-				}
-			}()
-		}
+	d := isatest.Diff[qcase, qresult]{
+		Forms: names, Marshal: (*qcase).marshal, Unmarshal: unmarshalResult, Describe: describeCase, MaxReport: qMaxReport,
+		Exec: func(c *isatest.Case[qcase], _ qresult) (qresult, error) { return execGo(&c.C) },
 	}
-	wg.Wait()
-	for _, err := range failures {
-		t.Error(err)
-	}
-	sort.Strings(reports)
-	for _, r := range reports {
-		t.Error(r)
-	}
-	total := 0
-	for i, f := range forms {
-		if bad[i] > 0 {
-			t.Errorf("form %q: %d of %d cases differ from qemu", f.name, bad[i], per)
-			total += bad[i]
-		}
-	}
-	t.Logf("%d forms × %d cases = %d cases against qemu-aarch64; %d mismatches", len(forms), per, len(forms)*per, total)
+	n, total := d.Run(t, h, groups)
+	t.Logf("%d forms × %d cases = %d cases against qemu-aarch64; %d mismatches", len(forms), per, n, total)
 }

@@ -1,51 +1,9 @@
 package riscv
 
 import (
-	"encoding/binary"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"testing"
-
-	"github.com/mcountsim/mcountsim/isa"
 )
-
-// sliceBus is a minimal isa.Bus over one byte slice, as a simulator would use.
-type sliceBus struct {
-	base uint64
-	mem  []byte
-}
-
-func (b *sliceBus) Load(addr uint64, size int, reg uint8) (uint64, error) {
-	o := addr - b.base
-	if o+uint64(size) > uint64(len(b.mem)) || o >= uint64(len(b.mem)) {
-		return 0, isa.ErrMemory
-	}
-	switch size {
-	case 1:
-		return uint64(b.mem[o]), nil
-	case 2:
-		return uint64(binary.LittleEndian.Uint16(b.mem[o:])), nil
-	case 4:
-		return uint64(binary.LittleEndian.Uint32(b.mem[o:])), nil
-	}
-	return binary.LittleEndian.Uint64(b.mem[o:]), nil
-}
-
-func (b *sliceBus) Store(addr uint64, size int, v uint64, reg uint8) error {
-	o := addr - b.base
-	if o+uint64(size) > uint64(len(b.mem)) || o >= uint64(len(b.mem)) {
-		return isa.ErrMemory
-	}
-	switch size {
-	case 1:
-		b.mem[o] = byte(v)
-	case 2:
-		binary.LittleEndian.PutUint16(b.mem[o:], uint16(v))
-	case 4:
-		binary.LittleEndian.PutUint32(b.mem[o:], uint32(v))
-	default:
-		binary.LittleEndian.PutUint64(b.mem[o:], v)
-	}
-	return nil
-}
 
 // benchCode is straight-line RV64GC code in the style of an instrumented
 // function as riscv64-linux-gnu-gcc -O2 emits it: the disabled ftrace site,
@@ -85,7 +43,7 @@ func BenchmarkExec(b *testing.B) {
 		img = append(img, c...)
 	}
 	c := NewCache(text, len(img))
-	bus := &sliceBus{base: 0x8000, mem: make([]byte, 0x1000)}
+	bus := &isatest.SliceBus{Base: 0x8000, Mem: make([]byte, 0x1000)}
 	var r Regs
 	run := func() {
 		r = Regs{}
@@ -105,15 +63,8 @@ func BenchmarkExec(b *testing.B) {
 			}
 		}
 	}
-	run() // fill the cache
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	b.StopTimer()
+	isatest.BenchRun(b, len(benchCode), run)
 	if r.X[SP] != 0x9000 || r.X[RA] != 0x4242 {
 		b.Fatalf("unbalanced: sp %#x ra %#x", r.X[SP], r.X[RA])
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(benchCode)), "ns/inst")
 }

@@ -12,11 +12,7 @@ import (
 type Word uint32
 
 // Bytes returns the little-endian bytes of w, as they sit in memory (§1.5).
-func (w Word) Bytes() []byte {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], uint32(w))
-	return b[:]
-}
+func (w Word) Bytes() []byte { return binary.LittleEndian.AppendUint32(make([]byte, 0, 4), uint32(w)) }
 
 // String returns the word as eight hex digits.
 func (w Word) String() string { return fmt.Sprintf("%08x", uint32(w)) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/internal/oracle"
 	"os"
 	execpkg "os/exec"
@@ -197,44 +198,16 @@ func TestEncodeObjdump(t *testing.T) {
 	require.NoError(t, os.WriteFile(bin, buf.Bytes(), 0o644))
 	out, err := execpkg.Command(objdump, "-D", "-b", "binary", "-m", "riscv:rv64", bin).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	got := parseObjdump(string(out))
+	got := isatest.ParseObjdump(string(out), "#")
 	for i, c := range cases {
-		line, ok := got[offs[i]]
+		line, ok := got[uint64(offs[i])]
 		if !ok {
 			t.Errorf("%s: no objdump line at %#x", c.name, offs[i])
 			continue
 		}
 		want := strings.ReplaceAll(c.objdump, "%t", fmt.Sprintf("%#x", uint64(int64(offs[i])+c.rel)))
-		if line.hex != c.want || line.text != want {
-			t.Errorf("%s: objdump %s %q, want %s %q", c.name, line.hex, line.text, c.want, want)
+		if line.Hex != c.want || line.Text != want {
+			t.Errorf("%s: objdump %s %q, want %s %q", c.name, line.Hex, line.Text, c.want, want)
 		}
 	}
-}
-
-type objdumpLine struct {
-	hex  string
-	text string
-}
-
-// parseObjdump reads "   4:	000282e7          	jalr	t0,t0 # 0x0" lines
-// into offset → (hex, "jalr t0,t0") with runs of white space made single.
-func parseObjdump(out string) map[int]objdumpLine {
-	m := map[int]objdumpLine{}
-	for _, l := range strings.Split(out, "\n") {
-		var off int
-		var hex string
-		if _, err := fmt.Sscanf(l, " %x:\t%s", &off, &hex); err != nil {
-			continue
-		}
-		f := strings.SplitN(l, "\t", 3)
-		if len(f) < 3 {
-			continue
-		}
-		text := f[2]
-		if i := strings.Index(text, "#"); i >= 0 {
-			text = text[:i]
-		}
-		m[off] = objdumpLine{hex: hex, text: strings.Join(strings.Fields(text), " ")}
-	}
-	return m
 }

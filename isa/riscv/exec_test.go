@@ -70,7 +70,7 @@ func execCases() []execCase {
 func newTestBus() *fakeBus {
 	bus := newFakeBus(0x8000, 0x9000)
 	for i := 0xff0; i < 0x1000; i++ {
-		bus.mem[i] = 0xfe
+		bus.Mem[i] = 0xfe
 	}
 	return bus
 }
@@ -92,7 +92,7 @@ func TestExec(t *testing.T) {
 			for k, v := range c.want {
 				assert.Equal(t, v, r.X[k], "%s = %#x", RegName(k), r.X[k])
 			}
-			assert.Equal(t, c.log, bus.logString())
+			assert.Equal(t, c.log, bus.LogString(RegName))
 			assert.Zero(t, r.X[0])
 		})
 	}
@@ -189,12 +189,12 @@ func TestLRSC(t *testing.T) {
 	r.X[A1], r.X[A2] = 0x8008, 0x99
 	run(&r, bus, scd)
 	assert.Equal(t, uint64(1), r.X[A3], "sc without lr fails")
-	assert.Empty(t, bus.logString(), "a failed sc stores nothing")
+	assert.Empty(t, bus.LogString(RegName), "a failed sc stores nothing")
 	run(&r, bus, lrd)
 	assert.True(t, r.Reserved)
 	run(&r, bus, scd)
 	assert.Equal(t, uint64(0), r.X[A3], "sc after lr succeeds")
-	assert.Equal(t, "L8 0x8008 a0 =0x0; S8 0x8008 a2 =0x99", bus.logString())
+	assert.Equal(t, "L8 0x8008 a0 =0x0; S8 0x8008 a2 =0x99", bus.LogString(RegName))
 	assert.False(t, r.Reserved)
 	run(&r, bus, scd)
 	assert.Equal(t, uint64(1), r.X[A3], "a second sc fails")

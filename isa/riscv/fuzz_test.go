@@ -36,7 +36,7 @@ func FuzzDecodeExec(f *testing.F) {
 		}
 		r.PC = 0x1000
 		bus := newFakeBus(0x1000, 0x3000)
-		bus.record = false
+		bus.Record = false
 		inst, derr := Decode(0x1000, code)
 		c := NewCache(0x1000, 8)
 		cinst, cerr := c.Lookup(0x1000, code)

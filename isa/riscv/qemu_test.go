@@ -1,20 +1,15 @@
 package riscv
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/mcountsim/mcountsim/internal/oracle"
-	"io"
 	"math/rand/v2"
-	execpkg "os/exec"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 )
 
@@ -417,8 +412,8 @@ type formKey struct {
 func execGo(c *qcase, seen map[formKey]int) (qresult, error) {
 	r := Regs{X: c.x, PC: c.pc}
 	bus := newFakeBus(qemuMem, qemuMem+qemuMemSize)
-	bus.record = false
-	copy(bus.mem, c.mem[:])
+	bus.Record = false
+	copy(bus.Mem, c.mem[:])
 	cache := NewCache(c.pc, qemuCodeSize)
 	for steps := 0; r.PC >= c.pc && r.PC < c.pc+uint64(c.n); steps++ {
 		if steps == 8 {
@@ -451,7 +446,7 @@ func execGo(c *qcase, seen map[formKey]int) (qresult, error) {
 	default:
 		return qresult{}, fmt.Errorf("pc %#x is no landing point", pc)
 	}
-	copy(out.mem[:], bus.mem)
+	copy(out.mem[:], bus.Mem)
 	return out, nil
 }
 
@@ -502,53 +497,6 @@ func unmarshalResult(b []byte) qresult {
 	return q
 }
 
-func buildHarness(t *testing.T) (qemu, harness string) {
-	qemu = oracle.Tool(t, "qemu-user", "the RISC-V executor against QEMU (isa/riscv)", "qemu-riscv64")
-	gcc := oracle.Tool(t, "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross", "the RISC-V executor against QEMU (isa/riscv)", "riscv64-linux-gnu-gcc")
-	harness = filepath.Join(t.TempDir(), "harness")
-	out, err := execpkg.Command(gcc, "-static", "-O2", "-Wall",
-		"-o", harness, filepath.Join("testdata", "qemu", "harness.c")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the harness: %v\n%s", err, out)
-	}
-	return qemu, harness
-}
-
-// runQEMU runs cases through the harness under qemu-riscv64.
-func runQEMU(qemu, harness string, cases []qcase) ([]qresult, error) {
-	in := make([]byte, 0, len(cases)*qemuInSize)
-	for i := range cases {
-		in = cases[i].marshal(in)
-	}
-	cmd := execpkg.Command(qemu, harness)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	out, rerr := io.ReadAll(stdout)
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("qemu-riscv64 harness: %v (after %d of %d cases)\n%s",
-			err, len(out)/qemuOutSize, len(cases), stderr.String())
-	}
-	if rerr != nil {
-		return nil, rerr
-	}
-	if len(out) != len(cases)*qemuOutSize {
-		return nil, fmt.Errorf("qemu-riscv64 harness wrote %d bytes for %d cases", len(out), len(cases))
-	}
-	res := make([]qresult, len(cases))
-	for i := range res {
-		res[i] = unmarshalResult(out[i*qemuOutSize:])
-	}
-	return res, nil
-}
-
 func describeCase(c *qcase, got, want qresult, gerr error) string {
 	var b strings.Builder
 	for off := 0; off < c.n; {
@@ -583,7 +531,11 @@ func describeCase(c *qcase, got, want qresult, gerr error) string {
 }
 
 func TestQEMUDifferential(t *testing.T) {
-	qemu, harness := buildHarness(t)
+	h := isatest.Build(t, isatest.Tools{
+		What: "the RISC-V executor against QEMU (isa/riscv)",
+		QEMU: "qemu-riscv64", GCC: "riscv64-linux-gnu-gcc", GCCPkg: "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross",
+		InSize: qemuInSize, OutSize: qemuOutSize,
+	})
 	forms := qemuForms()
 	per := qemuPerForm
 	if testing.Short() {
@@ -591,83 +543,41 @@ func TestQEMUDifferential(t *testing.T) {
 	}
 	// The cases of form i come from their own seeded generator, so that a
 	// failing form reproduces alone.
-	groups := make([][]qcase, qemuGroups)
-	owner := make([][]int, qemuGroups)
+	groups := make([][]isatest.Case[qcase], qemuGroups)
+	names := make([]string, len(forms))
 	for i, f := range forms {
+		names[i] = f.name
 		g := &qgen{rng: rand.New(rand.NewPCG(qemuSeed, uint64(i)))}
 		for j := range per * f.mul {
 			k := (i*per + j) % qemuGroups
-			groups[k] = append(groups[k], f.gen(g, entry(len(groups[k]))))
-			owner[k] = append(owner[k], i)
+			groups[k] = append(groups[k], isatest.Case[qcase]{C: f.gen(g, entry(len(groups[k]))), Form: i})
 		}
 	}
 	var (
 		mu        sync.Mutex
-		bad       = map[int]int{}
 		seen      = map[formKey]int{}
 		scOutcome = map[bool]int{}
-		reports   []string
-		wg        sync.WaitGroup
-		sem       = make(chan struct{}, runtime.GOMAXPROCS(0))
-		failures  []error
 	)
-	for k := range groups {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			want, err := runQEMU(qemu, harness, groups[k])
-			if err != nil {
-				mu.Lock()
-				failures = append(failures, err)
-				mu.Unlock()
-				return
-			}
+	d := isatest.Diff[qcase, qresult]{
+		Forms: names, Marshal: (*qcase).marshal, Unmarshal: unmarshalResult, Describe: describeCase, MaxReport: qemuMaxReport,
+		Exec: func(c *isatest.Case[qcase], want qresult) (qresult, error) {
 			local := map[formKey]int{}
-			for j := range groups[k] {
-				c := &groups[k][j]
-				if name := forms[owner[k][j]].name; strings.HasPrefix(name, "sc.") {
-					// Both outcomes of an SC must occur: rd = 0 on success.
-					if rd := binary.LittleEndian.Uint32(c.code[4:]) >> 7 & 31; rd != 0 {
-						mu.Lock()
-						scOutcome[want[j].x[rd] == 0]++
-						mu.Unlock()
-					}
-				}
-				got, gerr := execGo(c, local)
-				if gerr == nil && got == want[j] {
-					continue
-				}
-				mu.Lock()
-				f := owner[k][j]
-				bad[f]++
-				if bad[f] <= qemuMaxReport {
-					reports = append(reports, forms[f].name+": "+describeCase(c, got, want[j], gerr))
-				}
-				mu.Unlock()
-			}
+			got, err := execGo(&c.C, local)
 			mu.Lock()
+			defer mu.Unlock()
 			for f, n := range local {
 				seen[f] += n
 			}
-			mu.Unlock()
-		}()
+			if strings.HasPrefix(names[c.Form], "sc.") {
+				// Both outcomes of an SC must occur: rd = 0 on success.
+				if rd := binary.LittleEndian.Uint32(c.C.code[4:]) >> 7 & 31; rd != 0 {
+					scOutcome[want.x[rd] == 0]++
+				}
+			}
+			return got, err
+		},
 	}
-	wg.Wait()
-	for _, err := range failures {
-		t.Error(err)
-	}
-	for _, r := range reports {
-		t.Error(r)
-	}
-	total := 0
-	for i, f := range forms {
-		if bad[i] > 0 {
-			t.Errorf("form %q: %d of %d cases differ from qemu", f.name, bad[i], per*f.mul)
-			total += bad[i]
-		}
-	}
+	n, total := d.Run(t, h, groups)
 	// Every xop the executor runs, as a 32-bit instruction, and every one
 	// RVC expands to, as a 16-bit one, ran against qemu.
 	var missing []string
@@ -687,10 +597,6 @@ func TestQEMUDifferential(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("forms never executed against qemu: %v", missing)
-	}
-	n := 0
-	for _, f := range forms {
-		n += per * f.mul
 	}
 	t.Logf("%d forms, %d cases against qemu-riscv64 (%d instruction forms executed); %d mismatches",
 		len(forms), n, len(seen), total)

@@ -356,6 +356,15 @@ func compile(inst *Inst) {
 			*dst, err = arg(ai, i, sz)
 		}
 	}
+	// regRM sets dst, a register, from operand 0 and src, a register or
+	// memory operand of srcSize bytes, from operand 1.
+	regRM := func(srcSize int) {
+		set(&inst.dst, 0, 0)
+		set(&inst.src, 1, srcSize)
+		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
+			err = errOperandForm
+		}
+	}
 	switch ai.Op {
 	case x86asm.NOP, x86asm.PAUSE, x86asm.INT, x86asm.CALL, x86asm.JMP, x86asm.RET, x86asm.LEAVE,
 		x86asm.PUSH, x86asm.POP:
@@ -438,11 +447,7 @@ func compile(inst *Inst) {
 			err = errOperandForm
 		}
 	case x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD:
-		set(&inst.dst, 0, 0)
-		set(&inst.src, 1, ai.MemBytes)
-		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
-			err = errOperandForm
-		}
+		regRM(ai.MemBytes)
 	case x86asm.IMUL:
 		if ai.Args[1] == nil { // the one-operand rdx:rax form
 			set(&inst.src, 0, size)
@@ -459,20 +464,12 @@ func compile(inst *Inst) {
 			err = errOperandForm
 		}
 	case x86asm.BSR, x86asm.BSF:
-		set(&inst.dst, 0, 0)
-		set(&inst.src, 1, size)
-		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
-			err = errOperandForm
-		}
+		regRM(size)
 	case x86asm.CMOVA, x86asm.CMOVAE, x86asm.CMOVB, x86asm.CMOVBE, x86asm.CMOVE, x86asm.CMOVG,
 		x86asm.CMOVGE, x86asm.CMOVL, x86asm.CMOVLE, x86asm.CMOVNE, x86asm.CMOVNO, x86asm.CMOVNP,
 		x86asm.CMOVNS, x86asm.CMOVO, x86asm.CMOVP, x86asm.CMOVS:
-		set(&inst.dst, 0, 0)
-		set(&inst.src, 1, size)
+		regRM(size)
 		inst.Cond = condOf(ai)
-		if inst.dst.kind != kindReg || inst.src.kind != kindReg && inst.src.kind != kindMem {
-			err = errOperandForm
-		}
 	case x86asm.SETA, x86asm.SETAE, x86asm.SETB, x86asm.SETBE, x86asm.SETE, x86asm.SETG,
 		x86asm.SETGE, x86asm.SETL, x86asm.SETLE, x86asm.SETNE, x86asm.SETNO, x86asm.SETNP,
 		x86asm.SETNS, x86asm.SETO, x86asm.SETP, x86asm.SETS:

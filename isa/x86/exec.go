@@ -190,6 +190,15 @@ func (r *Regs) pop(bus isa.Bus, reg uint8) (uint64, error) {
 	return v, nil
 }
 
+// jumpTarget is where a call or jmp goes: next plus its rel32, or the
+// value of its register or memory operand.
+func (r *Regs) jumpTarget(inst *Inst, bus isa.Bus, next uint64) (uint64, error) {
+	if inst.dst.kind == kindNone {
+		return next + uint64(inst.Rel), nil
+	}
+	return r.read(&inst.dst, 8, bus, next, isa.PCReg)
+}
+
 func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	next := pc + uint64(inst.Len)
 	size := inst.size
@@ -197,12 +206,9 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	switch inst.Op {
 	case x86asm.NOP, x86asm.PAUSE:
 	case x86asm.CALL:
-		target := next + uint64(inst.Rel)
-		if d.kind != kindNone {
-			var err error
-			if target, err = r.read(d, 8, bus, next, isa.PCReg); err != nil {
-				return isa.FlowNext, err
-			}
+		target, err := r.jumpTarget(inst, bus, next)
+		if err != nil {
+			return isa.FlowNext, err
 		}
 		if err := r.push(bus, next, isa.RetAddr); err != nil {
 			return isa.FlowNext, err
@@ -210,12 +216,9 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		r.RIP = target
 		return isa.FlowCall, nil
 	case x86asm.JMP:
-		target := next + uint64(inst.Rel)
-		if d.kind != kindNone {
-			var err error
-			if target, err = r.read(d, 8, bus, next, isa.PCReg); err != nil {
-				return isa.FlowNext, err
-			}
+		target, err := r.jumpTarget(inst, bus, next)
+		if err != nil {
+			return isa.FlowNext, err
 		}
 		r.RIP = target
 		return isa.FlowBranch, nil

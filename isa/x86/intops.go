@@ -311,15 +311,10 @@ func (r *Regs) divAcc(signed bool, v uint64, size uint8) error {
 		nhi, nlo = r.R[RDX]&m, r.R[RAX]&m
 	}
 	var q, rem uint64
+	var ok bool
 	if !signed {
-		if nhi >= v {
+		if q, rem, ok = divWide(nhi, nlo, v, nb); !ok {
 			return errDivOverflow
-		}
-		if size == 8 {
-			q, rem = bits.Div64(nhi, nlo, v)
-		} else {
-			n := nhi<<nb | nlo
-			q, rem = n/v, n%v
 		}
 	} else {
 		// The magnitudes, divided unsigned, then the signs.
@@ -336,14 +331,8 @@ func (r *Regs) divAcc(signed bool, v uint64, size uint8) error {
 		if dneg {
 			dv = -v & m
 		}
-		if nhi >= dv {
+		if q, rem, ok = divWide(nhi, nlo, dv, nb); !ok {
 			return errDivOverflow
-		}
-		if size == 8 {
-			q, rem = bits.Div64(nhi, nlo, dv)
-		} else {
-			n := nhi<<nb | nlo
-			q, rem = n/dv, n%dv
 		}
 		top := uint64(1) << (nb - 1)
 		if neg != dneg {
@@ -367,6 +356,20 @@ func (r *Regs) divAcc(signed bool, v uint64, size uint8) error {
 	r.set(&ax, q)
 	r.set(&dx, rem)
 	return nil
+}
+
+// divWide divides nhi:nlo, 2·nb bits, by v, unsigned; ok is false when
+// the quotient does not fit in nb bits.
+func divWide(nhi, nlo, v uint64, nb uint) (q, rem uint64, ok bool) {
+	if nhi >= v {
+		return 0, 0, false
+	}
+	if nb == 64 {
+		q, rem = bits.Div64(nhi, nlo, v)
+		return q, rem, true
+	}
+	n := nhi<<nb | nlo
+	return n / v, n % v, true
 }
 
 // rotate executes ROL and ROR by a masked count n (SDM "RCL/RCR/ROL/ROR"):

@@ -1,0 +1,265 @@
+package explore
+
+import (
+	"sync/atomic"
+
+	"github.com/mcountsim/mcountsim/sched"
+)
+
+// worker is one goroutine's search state: its own machines (a Machine
+// lineage shares its decode cache, so machines never cross goroutines),
+// option buffers and counters.
+type worker struct {
+	e     *engine
+	bound int   // the preemption bound this worker searches within
+	tab   table // minimization's visited set (steps per state)
+	pool  []*sched.Machine
+	trie  []*sched.Machine // the exchanged split's replay of received paths
+	bufs  [][]sched.Action
+	path  []int32
+	found []int32
+	best  []int32
+	hit   *atomic.Pointer[[]int32] // a hazard found by any worker
+	halt  bool                     // abandon the current search
+	// unbudgeted: the budgets are not checked (the frontier, which is
+	// small and must be complete).
+	unbudgeted bool
+	// minimizing: advance is used by minimization (no counts, a visited
+	// check after every forced step, a deadlock is no counterexample).
+	minimizing bool
+
+	pending [3]int64 // states, transitions, runs not yet published
+	tick    int
+}
+
+func (e *engine) newWorker(bound int) *worker { return &worker{e: e, bound: bound} }
+
+// flush publishes the worker's pending counters.
+func (w *worker) flush() {
+	w.e.states.Add(w.pending[0])
+	w.e.trans.Add(w.pending[1])
+	w.e.runs.Add(w.pending[2])
+	w.pending = [3]int64{}
+}
+
+// budget reports whether the search must stop, checking the shared flags
+// every 256 calls.
+func (w *worker) budget() bool {
+	if w.unbudgeted {
+		// The frontier counts no states against the budget, but a
+		// timeout or the memory budget stops it too.
+		w.tick++
+		return w.tick&255 == 0 && w.e.stopped.Load() != nil
+	}
+	if w.halt {
+		return true
+	}
+	w.tick++
+	if w.tick&255 != 0 {
+		return false
+	}
+	w.flush()
+	e := w.e
+	e.overStates()
+	if e.reason() != "" || (w.hit != nil && w.hit.Load() != nil) {
+		w.halt = true
+	}
+	return w.halt
+}
+
+func (w *worker) machine(depth int) *sched.Machine {
+	for len(w.pool) <= depth {
+		w.pool = append(w.pool, &sched.Machine{})
+	}
+	return w.pool[depth]
+}
+
+func (w *worker) options(depth int, m *sched.Machine) []sched.Action {
+	for len(w.bufs) <= depth {
+		w.bufs = append(w.bufs, make([]sched.Action, 0, 16))
+	}
+	w.bufs[depth] = m.OptionsWithin(w.bufs[depth], w.bound)
+	return w.bufs[depth]
+}
+
+// replayPath applies a path of options to m.
+func (w *worker) replayPath(m *sched.Machine, path []int32) {
+	for _, o := range path {
+		m.Apply(w.options(0, m)[o])
+	}
+}
+
+// seen reports whether m's state, with its preemptions used, was already
+// claimed by a search of this bound, and claims it otherwise.
+func (w *worker) seen(m *sched.Machine) bool {
+	if w.e.opts.Reduction == ReduceNone {
+		return false
+	}
+	return !w.e.tab.claim(stateKey(m.Hash(), m.Preemptions()))
+}
+
+// outcome is where advance stopped.
+type outcome uint8
+
+const (
+	atBranch outcome = iota // a state with two or more options
+	atEnd                   // the run's end (or, minimizing, a dead end)
+	atHazard                // a hazard (or a deadlock, which is one)
+	atLimit                 // the path reached its length limit
+	atHalt                  // a budget ran out or another worker found a hazard
+	atSeen                  // minimizing: a forced step reached a state seen in as few steps
+)
+
+const noLimit = int(^uint(0) >> 1)
+
+// advance is the one step the exhaustive search, its frontier and
+// minimization share: it takes, in place, every step that offers no
+// choice (thread-local runs through Machine.RunLocal, then single
+// options), appending a 0 to w.path for each, until m reaches a branching
+// point (the options are returned), the end of its run, a hazard, or
+// limit steps in all.
+func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, outcome) {
+	for {
+		if len(w.path) >= limit {
+			return nil, atLimit
+		}
+		if w.found != nil || w.budget() {
+			return nil, atHalt
+		}
+		// Thread-local steps first, without building option lists: each
+		// is the only option there (Machine.RunLocal).
+		if k := m.RunLocal(min(localChunk, limit-len(w.path))); k > 0 {
+			if !w.minimizing {
+				w.pending[1] += int64(k)
+			}
+			w.path = appendZeros(w.path, k)
+			if len(m.Hazards()) > 0 {
+				return nil, atHazard
+			}
+			continue
+		}
+		opts := w.options(depth, m)
+		switch {
+		case len(opts) == 0 && w.minimizing:
+			return nil, atEnd
+		case len(opts) == 0 && !m.Done():
+			// Nothing can run but the run is not over: a deadlock.
+			m.Deadlock()
+			return nil, atHazard
+		case len(opts) == 0 && m.OutOfSteps():
+			// A run that used up its step budget has no verdict.
+			w.e.stop(m.BudgetText())
+			return nil, atHalt
+		case len(opts) == 0:
+			w.pending[2]++
+			w.e.end(m)
+			return nil, atEnd
+		case len(opts) > 1:
+			return opts, atBranch
+		}
+		// No choice here: step in place. The visited set is consulted
+		// only where the search branches; merges happen there.
+		m.Apply(opts[0])
+		w.path = append(w.path, 0)
+		if len(m.Hazards()) > 0 {
+			return nil, atHazard
+		}
+		if w.minimizing {
+			if w.seenAt(m) {
+				return nil, atSeen
+			}
+		} else {
+			w.pending[1]++
+		}
+	}
+}
+
+// searchItem explores the subtree of it from root. It returns the path of
+// the first hazard it meets, and whether it searched the subtree to the end.
+func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
+	w.found = nil
+	w.halt = false
+	if it.hazard {
+		return it.path, true
+	}
+	m := w.machine(0)
+	m.CopyFrom(root)
+	if w.e.xch != nil {
+		w.replayFast(m, it.path)
+	} else {
+		w.replayPath(m, it.path)
+	}
+	w.path = append(w.path[:0], it.path...)
+	w.dfs(m, 0)
+	return w.found, !w.halt
+}
+
+// dfs explores every continuation of m (owned by this depth). It follows
+// steps without a choice in place (advance) and branches where there is one.
+func (w *worker) dfs(m *sched.Machine, depth int) {
+	opts, out := w.advance(m, depth, noLimit)
+	if out == atHazard {
+		w.found = append([]int32(nil), w.path...)
+	}
+	if out != atBranch {
+		return
+	}
+	// The visited set is consulted where the search branches: runs that
+	// merge meet again at the next choice.
+	if x := w.e.xch; x != nil {
+		k := stateKey(m.Hash(), m.Preemptions())
+		if o := owner(k, x.n); o != x.idx {
+			// Another shard's state: sent to it once per bound.
+			if w.e.sent.claim(k) {
+				w.e.xout.add(o, [][]int32{append([]int32(nil), w.path...)})
+			}
+			return
+		}
+	}
+	if w.seen(m) {
+		return
+	}
+	w.pending[0]++
+	mark := len(w.path)
+	last := len(opts) - 1
+	for i := range opts {
+		// The last child takes over m itself: one copy fewer per
+		// branching point.
+		child := m
+		if i < last {
+			child = w.machine(depth + 1)
+			child.CopyFrom(m)
+		}
+		child.Apply(w.bufs[depth][i])
+		w.pending[1]++
+		w.path = append(w.path[:mark], int32(i))
+		if len(child.Hazards()) > 0 {
+			w.found = append([]int32(nil), w.path...)
+			return
+		}
+		w.dfs(child, depth+1)
+		if w.found != nil || w.halt {
+			return
+		}
+	}
+}
+
+// localChunk bounds the local steps taken between two budget checks.
+const localChunk = 4096
+
+func appendZeros(p []int32, k int) []int32 {
+	for ; k > 0; k-- {
+		p = append(p, 0)
+	}
+	return p
+}
+
+// end records the end state of a run that reached its end.
+func (e *engine) end(m *sched.Machine) {
+	h := m.Hash()
+	e.endMu.Lock()
+	if e.ends != nil { // nil outside the exhaustive bounds (e.g. minimization)
+		e.ends[h] = struct{}{}
+	}
+	e.endMu.Unlock()
+}

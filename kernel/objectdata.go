@@ -1,0 +1,197 @@
+package kernel
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/objfile"
+)
+
+// pageSize is the page of the data layout (sched.PageSize).
+const pageSize = 4096
+
+// dataOrder returns the indices of the allocated non-executable sections
+// to lay out as data: the writable ones in section order, then the
+// read-only ones.
+func (l *linker) dataOrder() []int {
+	var rw, ro []int
+	for i, es := range l.ef.Sections {
+		if es.Flags&elf.SHF_ALLOC == 0 || es.Flags&elf.SHF_EXECINSTR != 0 || es.Size == 0 {
+			continue
+		}
+		if es.Type != elf.SHT_PROGBITS && es.Type != elf.SHT_NOBITS && es.Type != elf.SHT_INIT_ARRAY && es.Type != elf.SHT_FINI_ARRAY {
+			continue
+		}
+		if es.Flags&elf.SHF_WRITE != 0 {
+			rw = append(rw, i)
+		} else {
+			ro = append(ro, i)
+		}
+	}
+	return append(rw, ro...)
+}
+
+// data lays out every allocated non-executable section (and COMMON
+// symbols) as data segments, applies their relocations, and makes room
+// for the GOT.
+func (l *linker) data() error {
+	img := l.a.img
+	dbase := l.dataBase()
+	next := dbase
+	type pending struct {
+		seg int
+		sec *elf.Section
+		idx int
+	}
+	var todo []pending
+	// The writable sections first, then the read-only ones from a page of
+	// their own, as a linker puts .rodata and .data in different segments:
+	// a page holding only read-only data is read-only (a store there
+	// faults), and loads from it commute with everything (the partial-order
+	// reduction, explore's package doc). COMMON and the GOT, writable,
+	// start a page of their own after read-only data.
+	roLast := false
+	for _, i := range l.dataOrder() {
+		es := l.ef.Sections[i]
+		if ro := es.Flags&elf.SHF_WRITE == 0; ro != roLast {
+			if next > dbase {
+				next = (next + pageSize - 1) &^ (pageSize - 1)
+			}
+			roLast = ro
+		}
+		align := max(es.Addralign, 8)
+		if align > 4096 || align&(align-1) != 0 || es.Size > maxData || next+es.Size > dbase+maxData {
+			return fmt.Errorf("%s: %w: section %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, es.Name, es.Size, es.Addralign, maxData>>20)
+		}
+		next = (next + align - 1) &^ (align - 1)
+		b := make([]byte, es.Size)
+		if es.Type != elf.SHT_NOBITS {
+			d, err := es.Data()
+			if err != nil {
+				return fmt.Errorf("%s: section %s: %v", l.name, es.Name, err)
+			}
+			copy(b, d)
+		}
+		l.secAddr[i] = next
+		img.Data = append(img.Data, Segment{Name: es.Name, Addr: next, Bytes: b, ReadOnly: es.Flags&elf.SHF_WRITE == 0})
+		todo = append(todo, pending{len(img.Data) - 1, es, i})
+		next += es.Size
+	}
+	if roLast {
+		next = (next + pageSize - 1) &^ (pageSize - 1)
+	}
+	var commons []byte
+	cbase := (next + 15) &^ 15
+	for i, s := range l.f.Symbols {
+		if s.Section != elf.SHN_COMMON {
+			continue
+		}
+		align := max(s.Value, 1)
+		if align > 4096 || align&(align-1) != 0 || s.Size > maxData || uint64(len(commons))+s.Size > maxData {
+			return fmt.Errorf("%s: %w: common symbol %s (size %#x, alignment %#x) does not fit in %d MiB of data", l.name, ErrUnsupportedObject, s.Name, s.Size, s.Value, maxData>>20)
+		}
+		off := (uint64(len(commons)) + align - 1) &^ (align - 1)
+		commons = append(commons, make([]byte, off+s.Size-uint64(len(commons)))...)
+		if l.common == nil {
+			l.common = map[int]uint64{}
+		}
+		l.common[i] = cbase + off
+	}
+	if len(commons) > 0 {
+		img.Data = append(img.Data, Segment{Name: "COMMON", Addr: cbase, Bytes: commons})
+		next = cbase + uint64(len(commons))
+	}
+	// Relocations of data sections (pointers in .data, jump tables in .rodata).
+	for _, p := range todo {
+		relocs, err := l.elfRelocs(p.idx)
+		if err != nil {
+			return err
+		}
+		seg := img.Data[p.seg]
+		for _, r := range relocs {
+			if err := l.relocate(func() []byte { return seg.Bytes }, seg.Addr, r, p.sec.Name); err != nil {
+				return err
+			}
+		}
+	}
+	// The GOT: one slot per symbol a GOTPCREL relocation of text names.
+	l.gotSeg = -1
+	if l.arch == X86 {
+		var n int
+		for _, s := range l.f.Sections {
+			for _, r := range s.Relocs {
+				switch elf.R_X86_64(r.Type) {
+				case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
+					if _, ok := l.got[r.Sym]; !ok && !l.hookSym(r.Sym) {
+						l.got[r.Sym] = uint64(n) * 8
+						n++
+					}
+				}
+			}
+		}
+		if n > 0 {
+			at := (next + 15) &^ 15
+			img.Data = append(img.Data, Segment{Name: "GOT", Addr: at, Bytes: make([]byte, n*8)})
+			l.gotSeg = len(img.Data) - 1
+			got := img.Data[l.gotSeg].Bytes
+			for sym, off := range l.got {
+				l.got[sym] = at + off
+				v, err := l.symAddr(sym)
+				var late *lateSym
+				switch {
+				case errors.As(err, &late):
+					a := l.a
+					a.later(func() { binary.LittleEndian.PutUint64(got[off:], a.addr(late.name)) })
+				case err != nil:
+					return err
+				default:
+					binary.LittleEndian.PutUint64(got[off:], v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// elfRelocs returns the relocations applying to section idx of a data
+// section (objfile loads those of text only).
+func (l *linker) elfRelocs(idx int) ([]objfile.Reloc, error) {
+	var out []objfile.Reloc
+	bo := l.ef.ByteOrder
+	for _, rs := range l.ef.Sections {
+		if (rs.Type != elf.SHT_REL && rs.Type != elf.SHT_RELA) || int(rs.Info) != idx {
+			continue
+		}
+		d, err := rs.Data()
+		if err != nil {
+			return nil, fmt.Errorf("%s: section %s: %v", l.name, rs.Name, err)
+		}
+		rela := rs.Type == elf.SHT_RELA
+		size := map[bool]map[bool]int{false: {false: 8, true: 12}, true: {false: 16, true: 24}}[l.ef.Class == elf.ELFCLASS64][rela]
+		for off := 0; off+size <= len(d); off += size {
+			e := d[off : off+size]
+			var r objfile.Reloc
+			r.RELA = rela
+			if l.ef.Class == elf.ELFCLASS32 {
+				info := bo.Uint32(e[4:])
+				r.Offset, r.Sym, r.Type = uint64(bo.Uint32(e)), int(info>>8), info&0xff
+				if rela {
+					r.Addend = int64(int32(bo.Uint32(e[8:])))
+				}
+			} else {
+				info := bo.Uint64(e[8:])
+				r.Offset, r.Sym, r.Type = bo.Uint64(e), int(info>>32), uint32(info)
+				if rela {
+					r.Addend = int64(bo.Uint64(e[16:]))
+				}
+			}
+			if r.Sym >= len(l.f.Symbols) {
+				return nil, fmt.Errorf("%s: relocation in %s names symbol %d of %d", l.name, rs.Name, r.Sym, len(l.f.Symbols))
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
