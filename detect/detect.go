@@ -2,7 +2,10 @@
 // observers: they are fed execution events (calls, returns, loads into
 // control registers, instruction fetches with the provenance of their bytes)
 // and keep their own small, copyable state. They never see a strategy, its
-// name, or anything but what the executing code did.
+// name, or anything but what the executing code did. The wrong-result
+// detector's reference (results.go) is what the same workload did in one
+// uninstrumented run; runs are compared with it only where its results
+// cannot depend on the schedule, by the rule proved there.
 //
 // Imports: the standard library only.
 package detect
@@ -26,9 +29,10 @@ const (
 	MissedPreemption      // preemption re-enabled to count 0 with need_resched set, and the task ran on without scheduling
 	LostEvent             // a traced call whose callback recorded no event (a hazard only when lossless tracing is asked for)
 	Escape                // a task left a function other than by returning: a branch out of it (not a call, a return or a tail call), or an exit with calls still pending
+	WrongResult           // a traced call returned (or stored) something other than the uninstrumented reference run's (results.go)
 )
 
-var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx", "sched-recursion", "missed-preemption", "lost-event", "escape"}
+var kindNames = [...]string{"none", "bad-return", "stack-imbalance", "foreign-slot", "torn-fetch", "mixed-site", "fault", "bad-call", "cmodx", "sched-recursion", "missed-preemption", "lost-event", "escape", "wrong-result"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

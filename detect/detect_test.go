@@ -60,3 +60,15 @@ func TestKindNames(t *testing.T) {
 	_, err := ParseKind("none")
 	assert.Error(t, err)
 }
+
+func TestResultsSymmetric(t *testing.T) {
+	same := TaskResults{Returns: []Return{{Func: 0x10, Value: 3}}}
+	r := &Results{Tasks: []TaskResults{same, same}, Compared: true}
+	assert.True(t, r.Symmetric())
+	r.Tasks[1] = TaskResults{Returns: []Return{{Func: 0x10, Value: 4}}}
+	assert.False(t, r.Symmetric(), "task 1 owes another value")
+	r.Compared = false
+	assert.True(t, r.Symmetric(), "nothing is compared")
+	var none *Results
+	assert.True(t, none.Symmetric())
+}

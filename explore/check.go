@@ -312,6 +312,13 @@ type Result struct {
 	LostEvents      *LostEvents `json:"lost_events,omitempty"`
 	RecursedEvents  *LostEvents `json:"recursed_events,omitempty"`
 	IRQsOffMaxSteps *int        `json:"irqs_off_max_steps,omitempty"`
+	// Returns lists each traced call's return value in the run shown (or,
+	// for a result without one, the default run) beside the uninstrumented
+	// reference run's, for workloads linked from an object
+	// (Scenario.Image); ReturnsNote says which run and whether runs were
+	// compared with the reference (results.go).
+	Returns     []Return `json:"returns,omitempty"`
+	ReturnsNote string   `json:"returns_note,omitempty"`
 	// Representative says that Replay is not a counterexample but one
 	// representative run of a SAFE or INCOMPLETE check (see WithRun).
 	Representative bool `json:"representative,omitempty"`

@@ -17,7 +17,11 @@
 // each, the site histories, every task's registers, flags, scheduler state,
 // shadow call stack (and site-pass record in strict mode), every stack byte
 // and the register each stack word was written from, the CPUs, the run
-// queue, the patcher's progress and the waits in flight. What happens next
+// queue, the patcher's progress and the waits in flight, and the
+// wrong-result detector's progress per task (how many traced returns and
+// data stores it made; the reference it compares them with is one
+// uninstrumented run made when the scenario is compiled, immutable and
+// shared by every machine: results.go). What happens next
 // depends only on that state and on the preemptions used (which decide the
 // preemptions still offered); the step counter and recorded traces do not
 // influence any later step. The visited set is keyed by the pair (state,
@@ -45,7 +49,9 @@
 // on every other task, by the run that executes L (and the local steps after
 // it) first and preempts the task just before its next visible step — with
 // the same number of preemptions — and every detector of a local step
-// depends on that task's state alone. Visible steps are fetches of bytes a
+// depends on that task's state alone (the wrong-result check of a return
+// reads the task's return register, shadow stack and counter, and the
+// immutable reference). Visible steps are fetches of bytes a
 // store may write, the scheduler hooks, loads and stores not based on sp or
 // pc, and everything the patcher and the stoppers do. Runs always end (the
 // workload is finite and waiting CPUs offer no step), so the state graph is

@@ -21,10 +21,17 @@ type compiled struct {
 	// stats collects the tracer kernel's lost events over every machine
 	// of the check (tracer.go).
 	stats *sched.TracerStats
+	// ref is the uninstrumented reference run's results (results.go),
+	// compared with every run when ref.Compared.
+	ref *detect.Results
 }
 
-// compile validates sc, links its text and compiles its strategy.
-func compile(sc Scenario) (*compiled, error) {
+// compile validates sc, links its text, compiles its strategy and makes
+// the uninstrumented reference run (results.go).
+func compile(sc Scenario) (*compiled, error) { return compileWith(sc, true) }
+
+// compileWith is compile; ref says whether to make the reference run.
+func compileWith(sc Scenario, ref bool) (*compiled, error) {
 	sc = sc.WithDefaults()
 	if sc.Strategy == nil {
 		return nil, fmt.Errorf("scenario has no strategy")
@@ -47,6 +54,12 @@ func compile(sc Scenario) (*compiled, error) {
 	if _, err := c.machine(false, false); err != nil {
 		return nil, err
 	}
+	if !ref {
+		return c, nil
+	}
+	if c.ref, err = c.reference(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -64,12 +77,19 @@ func (s Scenario) Machine(record bool) (*sched.Machine, error) {
 // machine builds a fresh machine in the initial state. record keeps a full
 // trace; unreduced turns off the machine's partial-order reduction.
 func (c *compiled) machine(record, unreduced bool) (*sched.Machine, error) {
+	return sched.New(c.img, c.config(record, unreduced, false), c.prog)
+}
+
+// config is the machine configuration of c; results records the run's
+// results (results.go).
+func (c *compiled) config(record, unreduced, results bool) sched.Config {
 	s := c.sc
-	return sched.New(c.img, sched.Config{
+	return sched.Config{
 		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced,
 		NoInt3Emulation: s.NoInt3Emulation, StackWords: s.StackWords,
 		IRQBound: s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
-	}, c.prog)
+		Reference: c.ref, RecordResults: results,
+	}
 }
 
 // A chooser decides a run: at every step it picks one of the options the
@@ -196,7 +216,7 @@ func (b *bytesRun) choose(_ *sched.Machine, opts []sched.Action) (int, error) {
 func Preflight(sc Scenario) error {
 	sc = sc.WithDefaults()
 	sc.CPUs, sc.Tasks, sc.Preempt = 1, 1, PreemptNone
-	c, err := compile(sc)
+	c, err := compileWith(sc, false)
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ type Run struct {
 	BudgetText  string             `json:"-"` // why, when OutOfSteps
 	LostEvents  [sched.NumCtx]int  `json:"-"` // a tracer's lost events per context
 	Recursed    [sched.NumCtx]int  `json:"-"` // and its dropped recursions
+	Results     *detect.Results    `json:"-"` // the workload's traced returns and data stores (wrong-result)
 }
 
 // Drawn reports whether the run carries what the reports draw (a run
@@ -57,7 +58,11 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := replay(sc, s, opts.bound(), true, !opts.Reduction.por())
+	c, err := compile(sc)
+	if err != nil {
+		return nil, err
+	}
+	run, err := c.replay(s, opts.bound(), true, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +80,9 @@ func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 		res.Reason = run.BudgetText
 	}
 	res.Space.Description = "one schedule, replayed"
+	if err := c.withReturns(res, opts.bound()); err != nil {
+		return nil, err
+	}
 	tracerResult(res, sc, nil, run)
 	return res, nil
 }
@@ -131,7 +139,7 @@ func (c *compiled) replayUpTo(s Schedule, bound int, record, unreduced bool, max
 	run := &Run{Schedule: s.String(), Steps: m.Steps(), Preemptions: m.Preemptions(), Hazards: m.Hazards(),
 		Trace: m.Trace(), Tasks: m.Config().Tasks, CPUs: m.Config().CPUs,
 		Image: m.Image(), Writes: m.Writes(), StackWrites: m.StackWrites(), Text: m.Text(), Describe: m.Describer(),
-		OutOfSteps: m.OutOfSteps()}
+		OutOfSteps: m.OutOfSteps(), Results: m.Results()}
 	if run.OutOfSteps {
 		run.BudgetText = m.BudgetText()
 	}

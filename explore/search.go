@@ -68,6 +68,9 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.withReturns(res, opts.bound()); err != nil {
+		return nil, err
+	}
 	res.Elapsed = time.Since(start)
 	tracerResult(res, sc, c.stats, nil)
 	if opts.Search == Exhaustive {

@@ -47,7 +47,9 @@ func writeText(w io.Writer, sc *explore.Scenario, opts explore.Options, res *exp
 		p.f("stopped:  %s\n", res.Reason)
 	}
 	if res.Replay != nil {
-		writeRun(p, res)
+		writeRun(p, sc, res)
+	} else {
+		writeReturns(p, sc, res)
 	}
 	if res.Verdict == explore.Unsafe || res.Mode == "replay" && res.Hazard != nil {
 		if sc == nil {
@@ -145,7 +147,7 @@ func taskName(run *explore.Run, t int) string {
 	return fmt.Sprintf("worker%d", t)
 }
 
-func writeRun(p *printer, res *explore.Result) {
+func writeRun(p *printer, sc *explore.Scenario, res *explore.Result) {
 	run := res.Replay
 	if len(run.Hazards) > 0 {
 		h := run.Hazards[0]
@@ -188,6 +190,7 @@ func writeRun(p *printer, res *explore.Result) {
 			}
 		}
 	}
+	writeReturns(p, sc, res)
 	p.f("\ntrace (%d steps, %d preemptions):\n", run.Steps, run.Preemptions)
 	if t := OmittedText(run); t != "" {
 		p.f("(%s)\n", t)
@@ -340,6 +343,41 @@ func OmittedText(run *explore.Run) string {
 	}
 	return cut + fmt.Sprintf("a long run: the trace shows its first %d events, its patch, store, preemption, wait, exit and hazard events, and its last %d events; "+
 		"%d other events of steps %d to %d are omitted", sched.TraceHead, sched.TraceTail, run.Omitted, run.OmittedFrom, run.OmittedTo)
+}
+
+// writeReturns lists each traced call's return value beside the
+// uninstrumented reference run's (Result.Returns: workloads of an object).
+func writeReturns(p *printer, sc *explore.Scenario, res *explore.Result) {
+	if len(res.Returns) == 0 {
+		return
+	}
+	bits := 64
+	if sc != nil && sc.WithDefaults().Arch.String() == "arm" {
+		bits = 32 // r0
+	}
+	val := func(v *uint64) string {
+		if v == nil {
+			return "-"
+		}
+		s := int64(*v)
+		if bits == 32 {
+			s = int64(int32(uint32(*v)))
+		}
+		return fmt.Sprintf("%d (%#x)", s, *v)
+	}
+	p.f("\nreturns:  each traced call's return value, and the uninstrumented reference run's:\n          %s\n", res.ReturnsNote)
+	for _, r := range res.Returns {
+		mark := ""
+		switch {
+		case r.Value == nil:
+			mark = "  (not reached in this run)"
+		case r.Reference == nil:
+			mark = "  (the reference made no such call)"
+		case *r.Value != *r.Reference:
+			mark = "  DIFFERS"
+		}
+		p.f("  worker%d call %d: %s, returning to %s: %s; reference %s%s\n", r.Task, r.Call, r.Function, r.Caller, val(r.Value), val(r.Reference), mark)
+	}
 }
 
 // describe renders the bytes of a store as the run's ISA disassembles them.

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/sched"
 )
@@ -188,22 +190,55 @@ func TestStepBenchmarkCode(t *testing.T) {
 	}
 }
 
+// straightCores are the straight-line images of BenchmarkRunLocal, one
+// per core.
+var straightCores = []struct {
+	name string
+	img  func(testing.TB) *kernel.Image
+}{
+	{"arm", func(testing.TB) *kernel.Image { return straightImage(kernel.ARM) }},
+	{"x86", func(testing.TB) *kernel.Image { return straightImage(kernel.X86) }},
+	{"riscv64", straightRVImage},
+	{"arm64", straightImageA64},
+}
+
+// TestRunLocalStraightCode checks that every core's benchmark code is
+// thread-local throughout (one RunLocal takes every step asked for), runs
+// without a hazard, and that RunLocal allocates nothing once the words are
+// decoded.
+func TestRunLocalStraightCode(t *testing.T) {
+	for _, c := range straightCores {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := sched.New(c.img(t), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
+			require.NoError(t, err)
+			running(t, m)
+			require.Equal(t, 3*stepTextBytes, m.RunLocal(3*stepTextBytes))
+			require.Empty(t, m.Hazards())
+			require.Zero(t, testing.AllocsPerRun(100, func() { m.RunLocal(1000) }))
+		})
+	}
+}
+
 // BenchmarkRunLocal measures the explorer's inner loop over thread-local
 // code: RunLocal steps the CPU without building option lists, as the
-// exhaustive search does between choices.
+// exhaustive search does between choices. Every core runs its
+// straight-line code in the same run, so that their rates compare
+// (bench/compare.sh reads them). insns/cpu-s divides by the CPU time the
+// process used rather than the wall time: on a loaded machine it is the
+// figure to compare.
 //
 //	go test -run '^$' -bench RunLocal -benchmem ./sched
 func BenchmarkRunLocal(b *testing.B) {
-	for _, arch := range []kernel.Arch{kernel.ARM, kernel.X86} {
-		b.Run(arch.String()+"/straight", func(b *testing.B) {
-			m, err := sched.New(straightImage(arch), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
+	for _, c := range straightCores {
+		b.Run(c.name+"/straight", func(b *testing.B) {
+			m, err := sched.New(c.img(b), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			running(b, m)
 			b.ReportAllocs()
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			for n := 0; n < b.N; {
 				k := m.RunLocal(b.N - n)
 				if k == 0 {
@@ -212,6 +247,9 @@ func BenchmarkRunLocal(b *testing.B) {
 				n += k
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
+			if d := cpuTime() - cpu; d > 0 {
+				b.ReportMetric(float64(b.N)/d.Seconds(), "insns/cpu-s")
+			}
 			if h := m.Hazards(); len(h) > 0 {
 				b.Fatalf("hazard: %v", h[0])
 			}

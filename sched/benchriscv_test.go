@@ -3,13 +3,11 @@ package sched_test
 import (
 	"encoding/binary"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcountsim/mcountsim/isa/riscv"
 	"github.com/mcountsim/mcountsim/kernel"
-	"github.com/mcountsim/mcountsim/sched"
 )
 
 // straightRV is register and stack work in the style of compiled RV64GC
@@ -49,56 +47,4 @@ func straightRVImage(tb testing.TB) *kernel.Image {
 	img.Text = append(img.Text, j.Bytes()...)
 	img.Symbols = []kernel.Symbol{{Name: "straight", Addr: img.Base, Size: uint64(len(img.Text))}}
 	return img
-}
-
-// TestRISCVStraightCode checks that the benchmark's code runs, every
-// instruction on the fast path, and allocates nothing.
-func TestRISCVStraightCode(t *testing.T) {
-	m, err := sched.New(straightRVImage(t), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-	require.NoError(t, err)
-	running(t, m)
-	n := 0
-	for n < 3*stepTextBytes {
-		k := m.RunLocal(3*stepTextBytes - n)
-		require.NotZero(t, k)
-		n += k
-	}
-	require.Empty(t, m.Hazards())
-	require.Zero(t, testing.AllocsPerRun(100, func() { m.RunLocal(1000) }))
-}
-
-// BenchmarkRunLocalRISCV is BenchmarkRunLocal's straight-line case for
-// RV64GC, beside ARM's in the same run:
-//
-//	go test -run '^$' -bench RunLocalRISCV -benchmem ./sched
-func BenchmarkRunLocalRISCV(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		img  func() *kernel.Image
-	}{
-		{"arm/straight", func() *kernel.Image { return straightImage(kernel.ARM) }},
-		{"riscv64/straight", func() *kernel.Image { return straightRVImage(b) }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			m, err := sched.New(c.img(), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			running(b, m)
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for n := 0; n < b.N; {
-				k := m.RunLocal(b.N - n)
-				if k == 0 {
-					b.Fatal("no local step")
-				}
-				n += k
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
-			if h := m.Hazards(); len(h) > 0 {
-				b.Fatalf("hazard: %v", h[0])
-			}
-		})
-	}
 }

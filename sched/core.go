@@ -33,6 +33,9 @@ type core interface {
 	// arg returns argument i (0 or 1) of a call as task t sees it now:
 	// the tracer hook reads (ip, parent ip) from there.
 	arg(t int8, i int) uint64
+	// ret returns task t's return-value register (ARM r0, x86 rax,
+	// RISC-V a0, arm64 x0): the wrong-result detector (results.go).
+	ret(t int8) uint64
 	// reg returns register r (the ISA's own number) of task t.
 	reg(t int8, r int) uint64
 	// hashTask feeds task t's registers to h.
@@ -170,4 +173,78 @@ func newCore(img *kernel.Image) (core, isaShape, error) {
 		return newARM64Core(img), arm64Shape, nil
 	}
 	return nil, isaShape{}, fmt.Errorf("%w: arch %v is not supported by the machine", ErrConfig, img.Arch)
+}
+
+// coreStatic is the part of a core that every clone of one machine shares
+// (and so never crosses goroutines: see Machine): the decode cache (of
+// type C), the plain decodings (of type I) and the text's base address.
+type coreStatic[C any, I any] struct {
+	dec  C
+	tab  *plainTable[I]
+	base uint64
+}
+
+func newCoreStatic[C any, I any](dec C, img *kernel.Image, align uint64) *coreStatic[C, I] {
+	return &coreStatic[C, I]{dec: dec, tab: newPlainTable[I](len(img.Text), align), base: img.Base}
+}
+
+// plainTable is a core's memory of plain decodings (see markPlain): plain
+// holds, per possible instruction start (every 1<<shift bytes of text),
+// the decoding there once it is known to be plain; run holds, per text
+// byte (so that RunLocal's inner loop looks an instruction up without a
+// shift or an alignment test), the same once the instruction is also known
+// to be thread-local. Both only ever fill in, so every clone of a machine
+// shares one table (and so it never crosses goroutines: see Machine). The
+// decodings are copied, in the order they are marked, into chunks of
+// dense, so that straight-line code runs through memory as contiguous as
+// its text (a decode cache's entries are large, neighbours lie apart).
+type plainTable[I any] struct {
+	plain, run []*I
+	dense      []I
+	shift      uint
+}
+
+func newPlainTable[I any](textSize int, align uint64) *plainTable[I] {
+	p := &plainTable[I]{}
+	for 1<<p.shift < align {
+		p.shift++
+	}
+	p.plain, p.run = make([]*I, (textSize+int(align)-1)>>p.shift), make([]*I, textSize)
+	return p
+}
+
+// mark remembers inst as the plain decoding at text offset off.
+func (p *plainTable[I]) mark(off uint64, inst *I) {
+	if len(p.dense) == cap(p.dense) {
+		p.dense = make([]I, 0, 256) // the full chunk stays where plain points
+	}
+	p.dense = append(p.dense, *inst)
+	p.plain[off>>p.shift] = &p.dense[len(p.dense)-1]
+}
+
+// at returns the plain decoding at off, an aligned offset inside text, or nil.
+func (p *plainTable[I]) at(off uint64) *I { return p.plain[off>>p.shift] }
+
+// local returns the plain decoding at text offset off if the instruction
+// there is known to be thread-local too, or nil (also for an offset
+// outside text or misaligned); then fill may know more.
+func (p *plainTable[I]) local(off uint64) *I {
+	if off < uint64(len(p.run)) {
+		return p.run[off]
+	}
+	return nil
+}
+
+// fill is local's slow path: the plain decoding at off, if the
+// instruction there is thread-local, kept in run for the next time.
+func (p *plainTable[I]) fill(m *Machine, off uint64) *I {
+	if off >= uint64(len(p.run)) || off&(1<<p.shift-1) != 0 {
+		return nil
+	}
+	inst := p.plain[off>>p.shift]
+	if inst == nil || m.st.class[off] != classLocal {
+		return nil
+	}
+	p.run[off] = inst
+	return inst
 }

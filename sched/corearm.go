@@ -17,25 +17,13 @@ var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm
 
 // armCore is the ARM A32 core.
 type armCore struct {
-	st   *armStatic
+	st   *coreStatic[*arm.Cache, arm.Inst]
 	regs [MaxTasks]arm.Regs
 	cur  *arm.Inst // the instruction decode returned
 }
 
-// armStatic is shared by every clone of one machine (and so never crosses
-// goroutines: see Machine).
-type armStatic struct {
-	dec   *arm.Cache
-	plain []*arm.Inst // per text word: its decoding, once known to be plain
-	base  uint32
-}
-
 func newARMCore(img *kernel.Image) *armCore {
-	return &armCore{st: &armStatic{
-		dec:   arm.NewCache(uint32(img.Base), len(img.Text)),
-		plain: make([]*arm.Inst, (len(img.Text)+3)/4),
-		base:  uint32(img.Base),
-	}}
+	return &armCore{st: newCoreStatic[*arm.Cache, arm.Inst](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
 }
 
 func (k *armCore) reset(t int8, entry, sp uint64) {
@@ -47,6 +35,7 @@ func (k *armCore) reset(t int8, entry, sp uint64) {
 func (k *armCore) pc(t int8) uint64         { return uint64(k.regs[t].R[arm.PC]) }
 func (k *armCore) setPC(t int8, pc uint64)  { k.regs[t].R[arm.PC] = uint32(pc) }
 func (k *armCore) arg(t int8, i int) uint64 { return uint64(k.regs[t].R[i]) }
+func (k *armCore) ret(t int8) uint64        { return uint64(k.regs[t].R[arm.R0]) }
 func (k *armCore) reg(t int8, r int) uint64 { return uint64(k.regs[t].R[r]) }
 
 func (k *armCore) hashTask(h *hasher, t int8) {
@@ -104,10 +93,10 @@ func (k *armCore) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, boo
 	return uint64(a), n, store, ok
 }
 
-func (k *armCore) markPlain(off uint64) { k.st.plain[off>>2] = k.cur }
+func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
 
 func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.plain[off>>2]
+	inst := k.st.tab.at(off)
 	if inst == nil {
 		return false
 	}
@@ -120,34 +109,33 @@ func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 
 // runPlain executes, back to back, thread-local instructions of task t
 // whose words are plain, and stops at the first step that needs the
-// general path, a hazard or the end of the run.
+// general path, a hazard or the end of the run. Only a step that did more
+// than fall through (an error, a call or return, a control register loaded
+// from the stack) goes through plainStop.
 func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
-	base, size := k.st.base, uint32(len(m.text))
-	plain, class := k.st.plain, m.st.class
+	tab, base := k.st.tab, k.st.base
+	max = m.plainBudget(max)
 	n := 0
 	for n < max {
 		pc := r.R[arm.PC]
-		off := pc - base
-		if off >= size || off&3 != 0 || class[off] != classLocal {
-			break
-		}
-		inst := plain[off>>2]
+		inst := tab.local(uint64(pc) - base)
 		if inst == nil {
-			break
+			if inst = tab.fill(m, uint64(pc)-base); inst == nil {
+				break
+			}
 		}
 		sp := r.R[arm.SP]
 		m.loadedInto = 0
-		h := len(m.hazards)
 		m.steps++
 		n++
 		flow, err := arm.Exec(inst, r, m)
-		m.plainDone(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
-		m.checkBudget(c)
-		if m.done || len(m.hazards) > h {
+		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP])) {
 			break
 		}
 	}
+	m.checkBudget(c)
 	return n
 }
 

@@ -17,27 +17,14 @@ var arm64Shape = isaShape{align: 4, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{a
 
 // arm64Core is the ARMv8 A64 core.
 type arm64Core struct {
-	st   *arm64Static
+	st   *coreStatic[*arm64.Cache, arm64.Inst]
+	img  *kernel.Image // for naming literal values in describe
 	regs [MaxTasks]arm64.Regs
 	cur  *arm64.Inst // the instruction decode returned
 }
 
-// arm64Static is shared by every clone of one machine (and so never
-// crosses goroutines: see Machine).
-type arm64Static struct {
-	dec   *arm64.Cache
-	plain []*arm64.Inst // per text word: its decoding, once known to be plain
-	base  uint64
-	img   *kernel.Image // for naming literal values in describe
-}
-
 func newARM64Core(img *kernel.Image) *arm64Core {
-	return &arm64Core{st: &arm64Static{
-		dec:   arm64.NewCache(img.Base, len(img.Text)),
-		plain: make([]*arm64.Inst, (len(img.Text)+3)/4),
-		base:  img.Base,
-		img:   img,
-	}}
+	return &arm64Core{st: newCoreStatic[*arm64.Cache, arm64.Inst](arm64.NewCache(img.Base, len(img.Text)), img, arm64Shape.align), img: img}
 }
 
 func (k *arm64Core) reset(t int8, entry, sp uint64) {
@@ -47,6 +34,7 @@ func (k *arm64Core) reset(t int8, entry, sp uint64) {
 func (k *arm64Core) pc(t int8) uint64         { return k.regs[t].PC }
 func (k *arm64Core) setPC(t int8, pc uint64)  { k.regs[t].PC = pc }
 func (k *arm64Core) arg(t int8, i int) uint64 { return k.regs[t].X[i] }
+func (k *arm64Core) ret(t int8) uint64        { return k.regs[t].X[0] }
 
 // reg returns x0–x30, then 31 sp and 32 pc.
 func (k *arm64Core) reg(t int8, r int) uint64 {
@@ -99,10 +87,10 @@ func (k *arm64Core) disasm(m *Machine, pc uint64) string {
 // reach shared data.
 func (k *arm64Core) localInst(bool) bool { return k.cur == nil || arm64.StackOrLiteral(k.cur) }
 
-func (k *arm64Core) markPlain(off uint64) { k.st.plain[off>>2] = k.cur }
+func (k *arm64Core) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
 
 func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.plain[off>>2]
+	inst := k.st.tab.at(off)
 	if inst == nil {
 		return false
 	}
@@ -117,31 +105,28 @@ func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 // the per-word table of plain decodings.
 func (k *arm64Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
-	base, size := k.st.base, uint64(len(m.text))
-	plain, class := k.st.plain, m.st.class
+	tab, base := k.st.tab, k.st.base
+	max = m.plainBudget(max)
 	n := 0
 	for n < max {
 		pc := r.PC
-		off := pc - base
-		if off >= size || off&3 != 0 || class[off] != classLocal {
-			break
-		}
-		inst := plain[off>>2]
+		inst := tab.local(pc - base)
 		if inst == nil {
-			break
+			if inst = tab.fill(m, pc-base); inst == nil {
+				break
+			}
 		}
 		sp := r.SP
 		m.loadedInto = 0
-		h := len(m.hazards)
 		m.steps++
 		n++
 		flow, err := arm64.Exec(inst, r, m)
-		m.plainDone(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP)
-		m.checkBudget(c)
-		if m.done || len(m.hazards) > h {
+		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP) {
 			break
 		}
 	}
+	m.checkBudget(c)
 	return n
 }
 
@@ -194,7 +179,7 @@ func (k *arm64Core) describe(addr uint64, b []byte) string {
 		return fmt.Sprintf("%s (%s)", h, arm64.DisasmWord(addr, le32(b)))
 	case 8:
 		v := uint64(le32(b)) | uint64(le32(b[4:]))<<32
-		if name := k.st.img.Name(v); name != "" {
+		if name := k.img.Name(v); name != "" {
 			return fmt.Sprintf("%s (.quad %s)", h, name)
 		}
 		return fmt.Sprintf("%s (.quad %#x)", h, v)

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/rand"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -158,51 +157,4 @@ func straightImageA64(tb testing.TB) *kernel.Image {
 	img.Text = binary.LittleEndian.AppendUint32(img.Text, uint32(b))
 	img.Symbols = []kernel.Symbol{{Name: "straight", Addr: img.Base, Size: uint64(len(img.Text))}}
 	return img
-}
-
-// RunLocal on arm64 straight-line code allocates nothing.
-func TestARM64RunLocalDoesNotAllocate(t *testing.T) {
-	m, err := sched.New(straightImageA64(t), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-	require.NoError(t, err)
-	running(t, m)
-	m.RunLocal(10000) // decode and mark every word
-	allocs := testing.AllocsPerRun(100, func() { m.RunLocal(1000) })
-	assert.Equal(t, 0.0, allocs)
-	assert.Empty(t, m.Hazards())
-}
-
-// BenchmarkRunLocalARM64 is BenchmarkRunLocal's straight-line loop on
-// arm64, with ARM's beside it in the same run.
-//
-//	go test -run '^$' -bench RunLocalARM64 -benchmem ./sched
-func BenchmarkRunLocalARM64(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		img  func() *kernel.Image
-	}{
-		{"arm/straight", func() *kernel.Image { return straightImage(kernel.ARM) }},
-		{"arm64/straight", func() *kernel.Image { return straightImageA64(b) }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			m, err := sched.New(c.img(), sched.Config{CPUs: 1, Tasks: 1, MaxSteps: 1 << 62}, &sched.Program{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			running(b, m)
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for n := 0; n < b.N; {
-				k := m.RunLocal(b.N - n)
-				if k == 0 {
-					b.Fatal("no local step")
-				}
-				n += k
-			}
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "insns/s")
-			if h := m.Hazards(); len(h) > 0 {
-				b.Fatalf("hazard: %v", h[0])
-			}
-		})
-	}
 }

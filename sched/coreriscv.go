@@ -20,7 +20,7 @@ var riscvShape = isaShape{align: 2, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{r
 
 // riscvCore is the RV64 core.
 type riscvCore struct {
-	st   *riscvStatic
+	st   *coreStatic[*riscv.Cache, riscv.Inst]
 	regs [MaxTasks]riscv.Regs
 	cur  *riscv.Inst
 	// auipc is, per task, the last auipc it executed outside the fast
@@ -41,21 +41,8 @@ type auipcRec struct {
 	rd    uint8
 }
 
-type riscvStatic struct {
-	dec   *riscv.Cache
-	plain []*riscv.Inst // per text halfword: the decoding that starts there, once known to be plain
-	base  uint64
-	// dense holds the plain decodings in the order they are first run
-	// (as on x86: the cache's entries are large, neighbours lie apart).
-	dense []riscv.Inst
-}
-
 func newRISCVCore(img *kernel.Image) *riscvCore {
-	return &riscvCore{st: &riscvStatic{
-		dec:   riscv.NewCache(img.Base, len(img.Text)),
-		plain: make([]*riscv.Inst, (len(img.Text)+1)/2),
-		base:  img.Base,
-	}}
+	return &riscvCore{st: newCoreStatic[*riscv.Cache, riscv.Inst](riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align)}
 }
 
 func (k *riscvCore) reset(t int8, entry, sp uint64) {
@@ -68,6 +55,7 @@ func (k *riscvCore) reset(t int8, entry, sp uint64) {
 func (k *riscvCore) pc(t int8) uint64         { return k.regs[t].PC }
 func (k *riscvCore) setPC(t int8, pc uint64)  { k.regs[t].PC = pc }
 func (k *riscvCore) arg(t int8, i int) uint64 { return k.regs[t].X[riscv.A0+i] }
+func (k *riscvCore) ret(t int8) uint64        { return k.regs[t].X[riscv.A0] }
 func (k *riscvCore) reg(t int8, r int) uint64 { return k.regs[t].X[r] }
 
 func (k *riscvCore) hashTask(h *hasher, t int8) {
@@ -115,17 +103,10 @@ func (k *riscvCore) disasm(m *Machine, pc uint64) string { return riscv.Disasm(k
 // shared data (RISC-V has no literal pools); fence.i is visible.
 func (k *riscvCore) localInst(bool) bool { return k.cur == nil || riscv.StackOrLiteral(k.cur) }
 
-func (k *riscvCore) markPlain(off uint64) {
-	st := k.st
-	if len(st.dense) == cap(st.dense) {
-		st.dense = make([]riscv.Inst, 0, 256) // the full chunk stays where plain points
-	}
-	st.dense = append(st.dense, *k.cur)
-	st.plain[off>>1] = &st.dense[len(st.dense)-1]
-}
+func (k *riscvCore) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
 
 func (k *riscvCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.plain[off>>1]
+	inst := k.st.tab.at(off)
 	if inst == nil {
 		return false
 	}
@@ -140,31 +121,28 @@ func (k *riscvCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 // x86's over the per-halfword table of plain decodings.
 func (k *riscvCore) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
-	base, size := k.st.base, uint64(len(m.text))
-	plain, class := k.st.plain, m.st.class
+	tab, base := k.st.tab, k.st.base
+	max = m.plainBudget(max)
 	n := 0
 	for n < max {
 		pc := r.PC
-		off := pc - base
-		if off >= size || off&1 != 0 || class[off] != classLocal {
-			break
-		}
-		inst := plain[off>>1]
+		inst := tab.local(pc - base)
 		if inst == nil {
-			break
+			if inst = tab.fill(m, pc-base); inst == nil {
+				break
+			}
 		}
 		sp := r.X[riscv.SP]
 		m.loadedInto = 0
-		h := len(m.hazards)
 		m.steps++
 		n++
 		flow, err := riscv.Exec(inst, r, m)
-		m.plainDone(c, t, pc, err, flow, r.PC, pc+uint64(inst.Len), sp, r.X[riscv.SP])
-		m.checkBudget(c)
-		if m.done || len(m.hazards) > h {
+		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, pc, err, flow, r.PC, pc+uint64(inst.Len), sp, r.X[riscv.SP]) {
 			break
 		}
 	}
+	m.checkBudget(c)
 	return n
 }
 

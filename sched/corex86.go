@@ -17,28 +17,13 @@ var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]
 
 // x86Core is the x86-64 core.
 type x86Core struct {
-	st   *x86Static
+	st   *coreStatic[*x86.Cache, x86.Inst]
 	regs [MaxTasks]x86.Regs
 	cur  *x86.Inst
 }
 
-type x86Static struct {
-	dec   *x86.Cache
-	plain []*x86.Inst // per text byte: the decoding that starts there, once known to be plain
-	base  uint64
-	// dense holds the plain decodings, copied in the order they are first
-	// run, so that straight-line code runs through memory that is as
-	// contiguous as its text (the cache keeps one large entry per text
-	// byte: neighbouring instructions there lie a kilobyte apart).
-	dense []x86.Inst
-}
-
 func newX86Core(img *kernel.Image) *x86Core {
-	return &x86Core{st: &x86Static{
-		dec:   x86.NewCache(img.Base, len(img.Text)),
-		plain: make([]*x86.Inst, len(img.Text)),
-		base:  img.Base,
-	}}
+	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Inst](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align)}
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
@@ -58,6 +43,7 @@ func (k *x86Core) arg(t int8, i int) uint64 {
 }
 
 func (k *x86Core) reg(t int8, r int) uint64 { return k.regs[t].R[r] }
+func (k *x86Core) ret(t int8) uint64        { return k.regs[t].R[x86.RAX] }
 
 func (k *x86Core) hashTask(h *hasher, t int8) {
 	r := &k.regs[t]
@@ -102,17 +88,10 @@ func (k *x86Core) localInst(data bool) bool {
 	return x86.StackOrLiteral(k.cur) && !(data && x86.RIPRelative(k.cur))
 }
 
-func (k *x86Core) markPlain(off uint64) {
-	st := k.st
-	if len(st.dense) == cap(st.dense) {
-		st.dense = make([]x86.Inst, 0, 256) // the full chunk stays where plain points
-	}
-	st.dense = append(st.dense, *k.cur)
-	st.plain[off] = &st.dense[len(st.dense)-1]
-}
+func (k *x86Core) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
 
 func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.plain[off]
+	inst := k.st.tab.at(off)
 	if inst == nil {
 		return false
 	}
@@ -127,31 +106,28 @@ func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 // the per-byte table of plain decodings.
 func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
-	base, size := k.st.base, uint64(len(m.text))
-	plain, class := k.st.plain, m.st.class
+	tab, base := k.st.tab, k.st.base
+	max = m.plainBudget(max)
 	n := 0
 	for n < max {
 		pc := r.RIP
-		off := pc - base
-		if off >= size || class[off] != classLocal {
-			break
-		}
-		inst := plain[off]
+		inst := tab.local(pc - base)
 		if inst == nil {
-			break
+			if inst = tab.fill(m, pc-base); inst == nil {
+				break
+			}
 		}
 		sp := r.R[x86.RSP]
 		m.loadedInto = 0
-		h := len(m.hazards)
 		m.steps++
 		n++
 		flow, err := x86.Exec(inst, r, m)
-		m.plainDone(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
-		m.checkBudget(c)
-		if m.done || len(m.hazards) > h {
+		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP]) {
 			break
 		}
 	}
+	m.checkBudget(c)
 	return n
 }
 

@@ -33,7 +33,12 @@
 // synchronize fetch and which concurrent modifications the ISA defines,
 // naming registers and rendering bytes, and its own tight loop over plain
 // instructions (runPlain), so that straight-line code costs no interface
-// call per instruction. The cores are corearm.go (A32), corex86.go
+// call per instruction. The loops share their bookkeeping (core.go's
+// plainTable: plain decodings copied densely, looked up per text byte once
+// also known to be thread-local; the step budget checked once per loop;
+// the detectors' tail only for a step that did more than fall through),
+// and the ISA packages run their commonest forms on a fast path inside
+// Exec. The cores are corearm.go (A32), corex86.go
 // (x86-64), corearm64.go (A64) and coreriscv.go (RV64GC). Everything else
 // is written once for every core: the worker step and the detectors
 // (worker.go), instruction fetch through per-CPU views (fetch.go), the
@@ -45,7 +50,13 @@
 // shadow stack, the register each stack slot was written from, the
 // provenance of the bytes of each instruction fetched (torn fetches, the
 // concurrent-modification rule), and site passes. They never see a
-// strategy: the patcher runs a Program of plain operations. Events and
+// strategy: the patcher runs a Program of plain operations. The
+// wrong-result detector (results.go) compares each worker's returns from
+// traced functions (the core's return register) and its stores outside the
+// stacks inside traced calls with an uninstrumented reference run's
+// (Config.Reference, shared and immutable), only where the reference's
+// results cannot depend on the schedule (the rule and its proof are in
+// detect/results.go); its state is a counter pair per task, in Hash. Events and
 // hazards carry typed fields (the operation and its label, a hazard's kind,
 // the stack slot, the error behind a fault), recorded only in Record mode.
 //

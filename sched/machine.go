@@ -80,6 +80,13 @@ type Config struct {
 	Lossless    bool
 	NMI         bool
 	TracerStats *TracerStats
+	// Reference, when set and Compared, is the uninstrumented reference
+	// run's results: every traced return and data store of a worker is
+	// compared with it, and a difference is a wrong-result hazard
+	// (results.go). RecordResults makes the machine record its own
+	// results instead (Results): the reference run; Record implies it.
+	Reference     *detect.Results
+	RecordResults bool
 }
 
 func (c *Config) defaults() {
@@ -131,6 +138,8 @@ type Task struct {
 	Shadow    detect.Shadow
 	Pass      detect.Pass
 	link      linkTaint // its link register holds a value loaded from a foreign slot (scratch.go)
+	// Results is its progress through the reference's results (results.go).
+	Results detect.Cursor
 }
 
 // CPU is one processor.
@@ -210,6 +219,10 @@ type Machine struct {
 	fetchBuf fetchVariant
 	done     bool
 	tr       tracerState // the tracer kernel's state (tracer.go)
+	// The wrong-result detector (results.go): the reference compared
+	// with (nil: none), and what a recording machine collects (nil: none).
+	ref *detect.Results
+	res *resultRec
 
 	// Record mode only.
 	writes []Write
@@ -233,6 +246,7 @@ type static struct {
 	dataAt    []dataSeg
 	class     []uint8 // per text byte: classLocal/classVisible once known
 	fetch     *fetchStatic
+	traced    []bool // per text byte: the entry of a traced function (results.go; nil when unused)
 }
 
 type dataSeg struct {
@@ -380,6 +394,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	st.mutable = seen
 	st.class = make([]uint8, len(m.text))
 	m.initFetch(prog)
+	m.initResults()
 	if err := m.initTracer(); err != nil {
 		return nil, err
 	}
@@ -507,6 +522,9 @@ func (m *Machine) CopyFrom(src *Machine) {
 	}
 	m.hist = hist
 	m.hazards = append(hz[:0], src.hazards...)
+	if src.res != nil {
+		m.res = src.res.clone()
+	}
 	if src.cfg.Record {
 		m.writes = append([]Write(nil), src.writes...)
 		m.trace = append([]Event(nil), src.trace...)
@@ -625,6 +643,9 @@ func (m *Machine) Hash() [2]uint64 {
 			h.u64(f.Ret)
 			h.u64(f.SP)
 			h.u64(f.Callee<<8 | uint64(f.Pop))
+		}
+		if m.ref != nil { // the wrong-result detector's progress (results.go)
+			h.u64(uint64(tk.Results.Returns) | uint64(tk.Results.Stores)<<32)
 		}
 		if m.cfg.Strict {
 			p := &tk.Pass

@@ -280,3 +280,53 @@ func TestStackImbalance(t *testing.T) {
 	assert.Equal(t, ret, h.PC)
 	assert.Contains(t, h.Detail, "f0 returned with sp")
 }
+
+// RunLocal(k) is k rounds of Apply(Options()[0]) on every core, also when
+// the step budget ends the run inside RunLocal's loop: the same state
+// hash, steps, hazards, end and budget flag.
+func TestRunLocalIsAppliesOfTheOnlyOption(t *testing.T) {
+	for _, c := range []struct {
+		arch     kernel.Arch
+		strategy string
+	}{{kernel.ARM, "nop-nop"}, {kernel.X86, "text-poke-bp"}, {kernel.RISCV64, "rv-mcount"}, {kernel.ARM64, "arm64-call-ops"}} {
+		t.Run(c.arch.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(7))
+			local := 0
+			for run := 0; run < 20; run++ {
+				cfg := sched.Config{CPUs: 2, Tasks: 2, MaxSteps: 20 + rng.Intn(200)}
+				var m *sched.Machine
+				if c.arch == kernel.ARM64 {
+					m = arm64Machine(t, c.strategy, cfg) // its strategies pick the prologue
+				} else {
+					m = machine(t, c.arch, c.strategy, cfg)
+				}
+				var buf []sched.Action
+				for !m.Done() {
+					probe := m.Clone()
+					if k := probe.RunLocal(1 + rng.Intn(40)); k > 0 {
+						local += k
+						for i := 0; i < k; i++ {
+							buf = m.Options(buf)
+							require.Len(t, buf, 1)
+							m.Apply(buf[0])
+						}
+						require.Equal(t, m.Hash(), probe.Hash())
+						require.Equal(t, m.Steps(), probe.Steps())
+						require.Equal(t, m.Hazards(), probe.Hazards())
+						require.Equal(t, m.Done(), probe.Done())
+						require.Equal(t, m.OutOfSteps(), probe.OutOfSteps())
+						if m.Done() {
+							break
+						}
+					}
+					buf = m.OptionsWithin(buf, 2)
+					if len(buf) == 0 {
+						break
+					}
+					m.Apply(buf[rng.Intn(len(buf))])
+				}
+			}
+			require.Greater(t, local, 100)
+		})
+	}
+}

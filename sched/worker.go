@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,7 +35,7 @@ func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
 func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, error) {
 	lo, hi := m.stackRange(m.cur)
 	var mem []byte
-	switch off, ok := m.dataOff(a, size); {
+	switch {
 	case a >= lo && a+uint64(size) <= hi:
 		mem = m.stack[a-StackBase:]
 		if link {
@@ -44,10 +45,24 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 		}
 	case a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)):
 		mem = m.text[a-m.img.Base:]
-	case ok:
-		mem = m.data[off:]
+		if m.res != nil {
+			m.resultLoad(m.cur, a, size, true) // results.go
+		}
 	default:
-		return 0, m.memFault(true, a, size)
+		off, ok := m.dataOff(a, size)
+		if !ok {
+			return 0, m.memFault(true, a, size)
+		}
+		mem = m.data[off:]
+		if m.res != nil {
+			m.resultLoad(m.cur, a, size, false) // results.go
+		}
+	}
+	switch size {
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(mem)), nil
+	case 8:
+		return binary.LittleEndian.Uint64(mem), nil
 	}
 	var v uint64
 	for i := size - 1; i >= 0; i-- {
@@ -75,6 +90,9 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
+		if m.ref != nil || m.res != nil {
+			m.resultStore(m.cur, m.core.pc(m.cur), a, size, v) // results.go
+		}
 		return nil
 	}
 	return m.memFault(false, a, size)
@@ -87,20 +105,31 @@ func (m *Machine) stackRange(t int8) (uint64, uint64) {
 
 func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
 	off := a - StackBase
-	first, last := int(off/4), int((off+uint64(size)-1)/4)
-	for w := first; w <= last; w++ {
-		old := slotHash(w, le32(m.stack[w*4:]), m.slots[w])
-		m.stackSum[0] -= old[0]
-		m.stackSum[1] -= old[1]
-	}
-	for i := 0; i < size; i++ {
-		m.stack[off+uint64(i)] = byte(v >> (8 * i))
-	}
-	for w := first; w <= last; w++ {
+	// Word by word: the old word's contribution to the hash goes out, the
+	// new one's comes in, and the word is written whole (never read back
+	// from bytes just stored).
+	for wb := off &^ 3; wb < off+uint64(size); wb += 4 {
+		p := m.stack[wb : wb+4 : wb+4]
+		w := int(wb / 4)
+		old := binary.LittleEndian.Uint32(p)
+		mask := uint64(1)<<(8*size) - 1 // size 8: 1<<64 is 0, the mask all ones
+		val := v
+		if off >= wb {
+			mask <<= 8 * (off - wb)
+			val <<= 8 * (off - wb)
+		} else {
+			mask >>= 8 * (wb - off)
+			val >>= 8 * (wb - off)
+		}
+		nw := old&^uint32(mask) | uint32(val&mask)
+		if nw == old && m.slots[w] == reg {
+			continue // the same word from the same source: the hash stays
+		}
+		o, n := slotHash(w, old, m.slots[w]), slotHash(w, nw, reg)
+		m.stackSum[0] += n[0] - o[0]
+		m.stackSum[1] += n[1] - o[1]
+		binary.LittleEndian.PutUint32(p, nw)
 		m.slots[w] = reg
-		nw := slotHash(w, le32(m.stack[w*4:]), reg)
-		m.stackSum[0] += nw[0]
-		m.stackSum[1] += nw[1]
 	}
 	if m.cfg.Record {
 		m.recordStack(a, size, reg)
@@ -227,6 +256,26 @@ func (m *Machine) plainDone(c, t int8, pc uint64, err error, flow isa.Flow, targ
 	if flow >= isa.FlowCall || m.loadedInto != 0 {
 		m.control(c, t, pc, flow, target, link, spBefore, spAfter)
 	}
+}
+
+// plainBudget bounds the steps a core's runPlain may take from max by the
+// step budget, so that the loop checks the budget once, after it (at least
+// one step, as a step of the general path would take).
+func (m *Machine) plainBudget(n int) int {
+	if left := m.cfg.MaxSteps - m.steps; left < n {
+		return max(left, 1)
+	}
+	return n
+}
+
+// plainStop is the tail of a plain step that did more than fall through
+// (an error, a call or return, a control register loaded from the stack):
+// plainDone, then whether the cores' runPlain must stop there (the run
+// ended or the step found a hazard).
+func (m *Machine) plainStop(c, t int8, pc uint64, err error, flow isa.Flow, target, link, spBefore, spAfter uint64) bool {
+	h := len(m.hazards)
+	m.plainDone(c, t, pc, err, flow, target, link, spBefore, spAfter)
+	return m.done || len(m.hazards) > h
 }
 
 func (m *Machine) execError(c, t int8, pc uint64, err error) {
@@ -408,6 +457,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 		m.checkCall(c, t, pc, target)
 	case isa.FlowReturn:
 		k, f := task.Shadow.Return(target, spAfter)
+		if k == detect.None && (m.ref != nil || m.res != nil) {
+			m.tracedReturn(c, t, pc, f) // results.go
+		}
 		switch k {
 		case detect.BadReturn:
 			want := "no call is pending"
@@ -530,6 +582,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 		m.enqueue(t)
 	case kernel.HookExit:
 		m.checkExit(c, t, pc) // integrity.go
+		if m.ref != nil {
+			m.resultExit(c, t, pc) // results.go
+		}
 		m.exit(c, t)
 		if m.tr.on {
 			m.tracerExited(t)

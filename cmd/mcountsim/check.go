@@ -88,7 +88,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		{&f.functions, &params.Functions}, {&f.bound, &params.Bound}, {&f.maxStates, &params.MaxStates}} {
 		fs.IntVar(p.v, p.p.Name, p.p.Default, p.p.Usage)
 	}
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long, counting reading the inputs, the search and writing the reports (a search cut short still gets 5s, or a tenth of the budget, to write what it found; 0: no limit)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long, counting reading the inputs, the search and writing the reports (a search cut short still gets 10s, or a tenth of the budget, to write what it found; 0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
 	tracerFlagSet(fs, &f) // tracer.go

@@ -27,7 +27,7 @@ type deadline struct {
 // seconds).
 func (d deadline) grace() time.Duration { return max(minGrace, d.timeout/10) }
 
-var minGrace = 5 * time.Second // tests shorten it
+var minGrace = 10 * time.Second // tests shorten it
 
 // phaseHook, when set (by tests), is called as each phase starts.
 var phaseHook func(phase string)

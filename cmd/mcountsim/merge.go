@@ -60,6 +60,11 @@ type resultDoc struct {
 	// Throughput is a shard's rate (check --json); a merge drops it.
 	Throughput json.RawMessage `json:"throughput,omitempty"`
 	Run        json.RawMessage `json:"run,omitempty"`
+	// An object's traced calls' return values beside the reference's
+	// (explore.Result): a merge keeps the counterexample's, else the first
+	// shard's (the default run, the same in every shard).
+	Returns     json.RawMessage `json:"returns,omitempty"`
+	ReturnsNote string          `json:"returns_note,omitempty"`
 	// The replay command of the counterexample (report.Document).
 	ReplayCommand string `json:"replay_command,omitempty"`
 	ReplayNote    string `json:"replay_note,omitempty"`
@@ -451,7 +456,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 	first := docs[0]
 	n := first.shard.Count
 	seen := map[int]*shardDoc{}
-	m := &mergedDoc{resultDoc: resultDoc{Config: first.Config, Mode: "merge", Space: first.Space}}
+	m := &mergedDoc{resultDoc: resultDoc{Config: first.Config, Mode: "merge", Space: first.Space, Returns: first.Returns, ReturnsNote: first.ReturnsNote}}
 	ends := map[string]bool{}
 	m.Space.Shard = ""
 	m.Space.Coverage = ""
@@ -523,6 +528,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 		m.Verdict = explore.Unsafe
 		m.Hazard, m.Hazards, m.Schedule, m.Preemptions, m.Steps, m.Run = u.Hazard, u.Hazards, u.Schedule, u.Preemptions, u.Steps, u.Run
 		m.ReplayCommand, m.ReplayNote = u.ReplayCommand, u.ReplayNote
+		m.Returns, m.ReturnsNote = u.Returns, u.ReturnsNote
 		m.Space.Description = fmt.Sprintf("a hazard within %s, found with %d preemption(s) by shard %v", base, u.Preemptions, u.shard)
 	case len(incomplete) > 0 || len(missing) > 0:
 		m.Verdict = explore.Incomplete

@@ -38,6 +38,7 @@ type Inst struct {
 
 	// Resolved once by compile so that Exec switches on a dense code.
 	x      xop
+	fast   uint8 // the form Exec runs on its fast path (fast.go), or fastNone
 	mBase  uint8 // LDM/STM/PUSH/POP: base register
 	mLoad  bool  // LDM/POP
 	mWback bool
@@ -131,6 +132,7 @@ var xops = map[armasm.Op]xop{
 // resolve fills the executor's fields of a supported inst.
 func resolve(inst *Inst) {
 	inst.x = xops[inst.Fam]
+	inst.fast = fastForm(inst)
 	if inst.x != xMultiple {
 		return
 	}

@@ -13,7 +13,9 @@
 // Bus sees every load and store with the register it came from or goes to:
 // that is all a detector needs for stack-slot provenance. Exec reports how
 // control left the instruction (isa.Flow) so that callers can follow calls and
-// returns without re-decoding.
+// returns without re-decoding. Data processing without pc operands and
+// word loads and stores with an immediate offset run on a fast path inside
+// Exec (fast.go), tested against the general path.
 //
 // Imports: package isa (Flow, Bus, Fault and the sentinels every ISA shares),
 // the standard library and armasm only. This package knows nothing

@@ -26,7 +26,9 @@ const (
 // disassembly); the other fields are derived from the word once, at decode
 // time, so that Exec switches on a dense code and never looks at Arch.
 type Inst struct {
-	Arch arm64asm.Inst
+	// The executor's fields come first, so that running a decoded
+	// instruction touches as few cache lines as possible; Arch, which only
+	// disassembly reads, comes last.
 	Word uint32
 
 	x        xop
@@ -45,6 +47,8 @@ type Inst struct {
 	invert   bool  // logical (register): the second operand is inverted (BIC, ORN, EON)
 	barrier  uint8 // 1 ISB, 2 DMB, 3 DSB
 	err      error // isa.ErrUnsupported (possibly wrapped) when Exec cannot run it
+
+	Arch arm64asm.Inst
 }
 
 // Addressing modes of loads and stores.

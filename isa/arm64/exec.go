@@ -77,6 +77,18 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 		}
 		return isa.FlowNext, e
 	}
+	// The commonest operations straight from here: a call to exec costs as
+	// much as the operation.
+	switch inst.x {
+	case xAddImm, xSubImm, xAddReg, xSubReg:
+		addSub(inst, r)
+		r.PC = pc + 4
+		return isa.FlowNext, nil
+	case xAndImm, xOrrImm, xEorImm, xAndReg, xOrrReg, xEorReg:
+		logical(inst, r)
+		r.PC = pc + 4
+		return isa.FlowNext, nil
+	}
 	flow, err := exec(inst, r, bus, pc)
 	if err != nil {
 		return flow, &isa.Fault{PC: pc, Bytes: wordBytes(inst.Word), Unit: 4, Disasm: Disasm(inst, pc, nil), Err: err}

@@ -62,6 +62,7 @@ type Inst struct {
 	size  uint8     // operand size in bytes of the destination (or only) operand
 	int3  bool
 	endbr bool
+	fast  uint8 // the form Exec runs on its fast path (fast.go), or fastNone
 	nraw  uint8 // how many bytes of raw the decoding depends on
 	Rel   int64 // direct branch displacement: the target is pc+Len+Rel
 	dst   operand
@@ -490,6 +491,7 @@ func compile(inst *Inst) {
 	}
 	inst.size = uint8(size)
 	inst.err = err
+	inst.fast = fastForm(inst)
 }
 
 // StackOrLiteral reports whether every memory access of inst (if any) goes

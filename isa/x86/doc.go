@@ -19,6 +19,9 @@
 // as package isa/arm) so that callers can follow calls and returns without
 // re-decoding. An INT3 is reported as an *isa.Fault wrapping isa.ErrBreakpoint with
 // RIP left at the int3 itself, so that the caller can emulate the trap.
+// The commonest forms (mov, the two-operand ALU instructions on a
+// register, push and pop of a register) run on a fast path inside Exec
+// (fast.go), tested against the general path.
 //
 // Exec runs: CALL (rel32, r/m64), JMP (rel8, rel32, r/m64), Jcc (all 16
 // conditions, rel8 and rel32), RET (and RET imm16), the NOP forms (90,

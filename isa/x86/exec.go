@@ -82,6 +82,70 @@ func (r *Regs) Passed(c Cond) bool {
 // Exec does not allocate unless it fails.
 func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 	pc := r.RIP
+	if inst.fast != fastNone {
+		// The fast forms (fast.go), inline: a call here costs as much
+		// as the operation.
+		next := pc + uint64(inst.Len)
+		size := inst.size
+		d, s := &inst.dst, &inst.src
+		switch inst.fast {
+		case fastMov:
+			r.set(d, r.value(s, size))
+		case fastLoad:
+			v, err := bus.Load(r.addr(s, next), int(size), d.reg)
+			if err != nil {
+				return isa.FlowNext, execError(inst, pc, err)
+			}
+			r.set(d, v)
+		case fastStore:
+			if err := bus.Store(r.addr(d, next), int(size), r.value(s, size)&sizeMask[size], busReg(s)); err != nil {
+				return isa.FlowNext, execError(inst, pc, err)
+			}
+		case fastALU:
+			a, b := r.get(d), r.value(s, size)
+			var res uint64
+			switch inst.Op {
+			case x86asm.ADD:
+				res = r.add(a, b, 0, size)
+			case x86asm.SUB, x86asm.CMP:
+				res = r.sub(a, b, 0, size)
+			case x86asm.XOR:
+				res = r.logic(a^b, size)
+			case x86asm.AND, x86asm.TEST:
+				res = r.logic(a&b, size)
+			case x86asm.OR:
+				res = r.logic(a|b, size)
+			case x86asm.ADC:
+				res = r.add(a, b, b2u(r.CF), size)
+			case x86asm.SBB:
+				res = r.sub(a, b, b2u(r.CF), size)
+			}
+			if inst.Op != x86asm.CMP && inst.Op != x86asm.TEST {
+				r.set(d, res)
+			}
+		case fastPush:
+			if err := r.push(bus, r.get(d), d.reg); err != nil {
+				return isa.FlowNext, execError(inst, pc, err)
+			}
+		case fastPop:
+			v, err := r.pop(bus, d.reg)
+			if err != nil {
+				return isa.FlowNext, execError(inst, pc, err)
+			}
+			r.set(d, v)
+		}
+		r.RIP = next
+		return isa.FlowNext, nil
+	}
+	if inst.err == nil && (inst.Op == x86asm.SHL || inst.Op == x86asm.SHR || inst.Op == x86asm.SAR) {
+		// Straight from here, as the fast forms: a call to execute costs
+		// as much as the operation.
+		flow, err := shift(inst, r, bus, pc+uint64(inst.Len))
+		if err != nil {
+			return flow, execError(inst, pc, err)
+		}
+		return flow, nil
+	}
 	if inst.err != nil {
 		return isa.FlowNext, execError(inst, pc, inst.err)
 	}

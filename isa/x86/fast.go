@@ -1,0 +1,71 @@
+package x86
+
+import (
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// The fast path of Exec: the commonest forms of compiled code (mov between
+// registers, immediates and memory, the two-operand ALU instructions on a
+// register, push and pop of a register) run in Exec's own switch, without
+// the general path's calls. compile marks them (Inst.fast); the result is
+// the general path's, register for register, flag for flag and access for
+// access (TestFastPathIsTheGeneralPath).
+
+// Fast forms.
+const (
+	fastNone  uint8 = iota
+	fastMov         // MOV reg, reg/imm
+	fastLoad        // MOV reg, mem
+	fastStore       // MOV mem, reg/imm
+	fastALU         // ADD … TEST reg, reg/imm
+	fastPush        // PUSH reg64
+	fastPop         // POP reg64
+)
+
+// fastForm returns the fast form of a compiled inst, or fastNone.
+func fastForm(inst *Inst) uint8 {
+	if inst.err != nil || inst.int3 {
+		return fastNone
+	}
+	d, s := inst.dst.kind, inst.src.kind
+	switch inst.Op {
+	case x86asm.MOV:
+		switch {
+		case d == kindReg && (s == kindReg || s == kindImm):
+			return fastMov
+		case d == kindReg && s == kindMem:
+			return fastLoad
+		case d == kindMem && (s == kindReg || s == kindImm):
+			return fastStore
+		}
+	case x86asm.ADD, x86asm.ADC, x86asm.SUB, x86asm.SBB, x86asm.AND, x86asm.OR, x86asm.XOR,
+		x86asm.CMP, x86asm.TEST:
+		if d == kindReg && (s == kindReg || s == kindImm) {
+			return fastALU
+		}
+	case x86asm.PUSH:
+		if d == kindReg && inst.dst.size == 8 {
+			return fastPush
+		}
+	case x86asm.POP:
+		if d == kindReg && inst.dst.size == 8 {
+			return fastPop
+		}
+	}
+	return fastNone
+}
+
+// value reads a register or immediate source operand of size bytes.
+func (r *Regs) value(o *operand, size uint8) uint64 {
+	if o.kind == kindReg {
+		return r.get(o)
+	}
+	return uint64(o.imm) & sizeMask[size]
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
