@@ -63,10 +63,28 @@
 // on it is, and a store there faults) is local too, decided per state: no
 // action of any task can change those bytes, so the load commutes with
 // every other action exactly as a stack access does, and the argument above
-// holds unchanged for the states where it is offered alone. Loads from
-// writable data and every store to data stay visible (issue 21; tested in
-// kernel's TestReadOnlyLoadsReduced against the search that takes .rodata
-// for writable data and against the unreduced one).
+// holds unchanged for the states where it is offered alone. So is a load or
+// store through any base register whose bytes, computed the same way, lie
+// in the task's own stack above thread_info (a local array or struct
+// reached through a pointer, an rbp-based frame): a task can access no
+// other task's stack (its loads and stores there fault), and the machine
+// itself writes only thread_info there (need_resched set by a remote
+// wakeup, the tracer kernel's counts), so nothing another CPU does can
+// read or change those bytes, and such a step is as private as an
+// sp-based one. Last, a fetch of text bytes that a store of the program
+// may write is local in a state where the patcher has made every write of
+// its program (a fixed sequence, so no store to text can follow) and the
+// fetching CPU's view of those bytes is the latest (model.md §1a: then it
+// fetches exactly the current bytes, and no later action can change them
+// or that view), provided the instruction there is itself local by the
+// rules above: the step then depends on, and changes, nothing another CPU
+// can touch, as a fetch of immutable text. (Before the last write, or from
+// a stale view, the fetch stays visible: which bytes it sees is the
+// search's business.) Loads from writable data and every store to data stay
+// visible (issue 21; tested in kernel's TestReadOnlyLoadsReduced against
+// the search that takes .rodata for writable data and against the
+// unreduced one, and in TestStackAccessesReduced against the unreduced
+// one).
 //
 // Task symmetry: the visited set keys a state by its class under the
 // permutations of the worker tasks (sched/symmetry.go). Workers run the

@@ -89,7 +89,9 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	stub returning 0"
 //
 // Data sections (.data, .bss, .rodata, ...) and, on x86-64, a GOT for the
-// GOTPCREL relocations are data segments at DataBase. Calls to the
+// GOTPCREL relocations are data segments at DataBase: the writable
+// sections first, then the read-only ones from a page of their own (a page
+// is read-only only when every segment on it is), then COMMON and the GOT. Calls to the
 // profiling hook (__gnu_mcount_nc on ARM; __fentry__ or mcount on x86-64)
 // are linked to Build's trampolines, and every such call is a site of the
 // image: on ARM the push {lr} and the bl (8 bytes), on x86-64 the 5-byte

@@ -32,5 +32,5 @@ func ExampleLinkObject() {
 	// site big+0x8: 8 bytes, rec->ip big+0xc
 	// .data    0x200000 32 bytes
 	// .bss     0x200020 4 bytes
-	// .rodata  0x200028 60 bytes
+	// .rodata  0x201000 60 bytes
 }

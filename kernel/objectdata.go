@@ -9,6 +9,30 @@ import (
 	"github.com/mcountsim/mcountsim/objfile"
 )
 
+// pageSize is the page of the data layout (sched.PageSize).
+const pageSize = 4096
+
+// dataOrder returns the indices of the allocated non-executable sections
+// to lay out as data: the writable ones in section order, then the
+// read-only ones.
+func (l *linker) dataOrder() []int {
+	var rw, ro []int
+	for i, es := range l.ef.Sections {
+		if es.Flags&elf.SHF_ALLOC == 0 || es.Flags&elf.SHF_EXECINSTR != 0 || es.Size == 0 {
+			continue
+		}
+		if es.Type != elf.SHT_PROGBITS && es.Type != elf.SHT_NOBITS && es.Type != elf.SHT_INIT_ARRAY && es.Type != elf.SHT_FINI_ARRAY {
+			continue
+		}
+		if es.Flags&elf.SHF_WRITE != 0 {
+			rw = append(rw, i)
+		} else {
+			ro = append(ro, i)
+		}
+	}
+	return append(rw, ro...)
+}
+
 // data lays out every allocated non-executable section (and COMMON
 // symbols) as data segments, applies their relocations, and makes room
 // for the GOT.
@@ -22,12 +46,20 @@ func (l *linker) data() error {
 		idx int
 	}
 	var todo []pending
-	for i, es := range l.ef.Sections {
-		if es.Flags&elf.SHF_ALLOC == 0 || es.Flags&elf.SHF_EXECINSTR != 0 || es.Size == 0 {
-			continue
-		}
-		if es.Type != elf.SHT_PROGBITS && es.Type != elf.SHT_NOBITS && es.Type != elf.SHT_INIT_ARRAY && es.Type != elf.SHT_FINI_ARRAY {
-			continue
+	// The writable sections first, then the read-only ones from a page of
+	// their own, as a linker puts .rodata and .data in different segments:
+	// a page holding only read-only data is read-only (a store there
+	// faults), and loads from it commute with everything (the partial-order
+	// reduction, explore's package doc). COMMON and the GOT, writable,
+	// start a page of their own after read-only data.
+	roLast := false
+	for _, i := range l.dataOrder() {
+		es := l.ef.Sections[i]
+		if ro := es.Flags&elf.SHF_WRITE == 0; ro != roLast {
+			if next > dbase {
+				next = (next + pageSize - 1) &^ (pageSize - 1)
+			}
+			roLast = ro
 		}
 		align := max(es.Addralign, 8)
 		if align > 4096 || align&(align-1) != 0 || es.Size > maxData || next+es.Size > dbase+maxData {
@@ -46,6 +78,9 @@ func (l *linker) data() error {
 		img.Data = append(img.Data, Segment{Name: es.Name, Addr: next, Bytes: b, ReadOnly: es.Flags&elf.SHF_WRITE == 0})
 		todo = append(todo, pending{len(img.Data) - 1, es, i})
 		next += es.Size
+	}
+	if roLast {
+		next = (next + pageSize - 1) &^ (pageSize - 1)
 	}
 	var commons []byte
 	cbase := (next + 15) &^ 15

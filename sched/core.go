@@ -87,10 +87,11 @@ type core interface {
 	foreignLoad(flow isa.Flow) bool
 	// isLink reports whether a slot written from src holds a saved link.
 	isLink(src uint8) bool
-	// loadAddr returns the address and size of the data the instruction
-	// at pc would load for task t now, if it is a plain load the core can
-	// compute that for (the reduction of loads from read-only data).
-	loadAddr(m *Machine, t int8, pc uint64) (addr uint64, size int, ok bool)
+	// memAddr returns the address and size of the data the instruction at
+	// pc would access for task t now, and whether it may store, if it is
+	// a load or store the core can compute that for (the reduction of
+	// accesses to the task's own stack and of loads from read-only data).
+	memAddr(m *Machine, t int8, pc uint64) (addr uint64, size int, store, ok bool)
 	// scratchLink reports whether reg is a link register that code may
 	// also use as a general one: a load into it from a foreign slot is data
 	// until it is used as a return address (scratch.go).

@@ -80,17 +80,17 @@ func (k *armCore) localInst(bool) bool {
 	return k.cur == nil || arm.StackOrLiteral(k.cur)
 }
 
-func (k *armCore) loadAddr(m *Machine, t int8, pc uint64) (uint64, int, bool) {
+func (k *armCore) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, bool) {
 	off, ok := m.textOff(pc)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	inst, err := k.st.dec.Lookup(uint32(pc), le32(m.text[off:]))
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	a, n, ok := arm.LoadAddr(inst, &k.regs[t])
-	return uint64(a), n, ok
+	a, n, store, ok := arm.MemAddr(inst, &k.regs[t])
+	return uint64(a), n, store, ok
 }
 
 func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }

@@ -143,10 +143,20 @@ func (k *arm64Core) foreignLoad(isa.Flow) bool { return true }
 // written from x9, the register the patchable entry's "mov x9, x30" hands
 // the instrumented function's LR in (ftrace_caller saves it as
 // ftrace_regs.lr and its caller's frame record, and reloads x30 from it).
-func (k *arm64Core) isLink(src uint8) bool                               { return src == arm64.LR || src == 9 }
-func (k *arm64Core) loadAddr(*Machine, int8, uint64) (uint64, int, bool) { return 0, 0, false }
-func (k *arm64Core) scratchLink(reg uint8) bool                          { return false }
-func (k *arm64Core) slotWriter(uint8) string                             { return "" }
+func (k *arm64Core) isLink(src uint8) bool { return src == arm64.LR || src == 9 }
+func (k *arm64Core) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, bool) {
+	off, ok := m.textOff(pc)
+	if !ok || off+4 > uint64(len(m.text)) {
+		return 0, 0, false, false
+	}
+	inst, err := k.st.dec.Lookup(pc, le32(m.text[off:]))
+	if err != nil {
+		return 0, 0, false, false
+	}
+	return arm64.MemAddr(inst, &k.regs[t])
+}
+func (k *arm64Core) scratchLink(reg uint8) bool { return false }
+func (k *arm64Core) slotWriter(uint8) string    { return "" }
 
 func (k *arm64Core) regName(r uint8) string {
 	switch {

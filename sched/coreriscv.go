@@ -154,12 +154,22 @@ func (k *riscvCore) trap(m *Machine, c, t int8, pc uint64) {
 
 // A load into ra is always a restore of a saved return address in
 // compiled code and in the trampolines.
-func (k *riscvCore) foreignLoad(isa.Flow) bool                           { return true }
-func (k *riscvCore) isLink(src uint8) bool                               { return src == riscv.RA }
-func (k *riscvCore) loadAddr(*Machine, int8, uint64) (uint64, int, bool) { return 0, 0, false }
-func (k *riscvCore) scratchLink(reg uint8) bool                          { return false }
-func (k *riscvCore) slotWriter(uint8) string                             { return "" }
-func (k *riscvCore) regName(r uint8) string                              { return riscv.RegName(r) }
+func (k *riscvCore) foreignLoad(isa.Flow) bool { return true }
+func (k *riscvCore) isLink(src uint8) bool     { return src == riscv.RA }
+func (k *riscvCore) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, bool) {
+	off, ok := m.textOff(pc)
+	if !ok {
+		return 0, 0, false, false
+	}
+	inst, err := k.st.dec.Lookup(pc, m.text[off:min(off+4, uint64(len(m.text)))])
+	if err != nil {
+		return 0, 0, false, false
+	}
+	return riscv.MemAddr(inst, &k.regs[t])
+}
+func (k *riscvCore) scratchLink(reg uint8) bool { return false }
+func (k *riscvCore) slotWriter(uint8) string    { return "" }
+func (k *riscvCore) regName(r uint8) string     { return riscv.RegName(r) }
 
 // hex renders words as 8 hex digits where the bytes are whole words, else
 // halfwords (the units objdump prints for RV64GC).

@@ -189,10 +189,23 @@ func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
 
 // On x86 only ret loads the instruction pointer back from a saved link; an
 // indirect call or jump through memory loads a function pointer.
-func (k *x86Core) foreignLoad(flow isa.Flow) bool                      { return flow == isa.FlowReturn }
-func (k *x86Core) isLink(src uint8) bool                               { return src == isa.RetAddr }
-func (k *x86Core) loadAddr(*Machine, int8, uint64) (uint64, int, bool) { return 0, 0, false }
-func (k *x86Core) scratchLink(reg uint8) bool                          { return false }
+func (k *x86Core) foreignLoad(flow isa.Flow) bool { return flow == isa.FlowReturn }
+func (k *x86Core) isLink(src uint8) bool          { return src == isa.RetAddr }
+func (k *x86Core) scratchLink(reg uint8) bool     { return false }
+
+func (k *x86Core) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, bool) {
+	off, ok := m.textOff(pc)
+	if !ok {
+		return 0, 0, false, false
+	}
+	inst, err := k.st.dec.Lookup(pc, m.text[off:min(off+x86.MaxLen, uint64(len(m.text)))])
+	if err != nil {
+		return 0, 0, false, false
+	}
+	r := k.regs[t]
+	r.RIP = pc
+	return x86.MemAddr(inst, &r)
+}
 
 func (k *x86Core) slotWriter(src uint8) string {
 	if src == isa.RetAddr {

@@ -315,9 +315,15 @@ const (
 	classUnknown uint8 = iota
 	classLocal
 	classVisible
-	// classLoad: a load through a base that may point anywhere; it is
-	// local in a state where it reads read-only data (decided per state).
+	// classLoad: a load or store through a base that may point anywhere;
+	// it is local in a state where it reaches only the task's own stack,
+	// or loads read-only data (decided per state: localAccess).
 	classLoad
+	// classFetch: an instruction whose bytes a store of the program may
+	// write; it is local in a state where every write has been made and
+	// the CPU's view of those bytes is the latest (decided per state:
+	// localFetch).
+	classFetch
 	// classTI: a single load or store through a base other than sp in
 	// the tracer kernel; it is local in a state where it reaches the
 	// task's own thread_info and nothing the others do can meet it
@@ -334,7 +340,9 @@ const (
 // package doc of explore for the soundness argument. Visible are: fetches of
 // bytes that a store may write, the scheduler hooks (schedule, exit), and
 // loads and stores that may reach memory another task sees (the core
-// decides which: through any base register but the stack pointer and pc).
+// decides which: through any base register but the stack pointer and pc,
+// unless, in the current state, they reach only t's own stack or load
+// read-only data: localAccess).
 func (m *Machine) local(t int8) bool {
 	if m.tasks[t].InTrap {
 		return false // the handler reads the patcher's table
@@ -344,9 +352,11 @@ func (m *Machine) local(t int8) bool {
 		return true // a fault: it ends the run whatever the others do
 	}
 	cls := &m.st.class[off]
-	if *cls == classLoad {
-		a, n, ok := m.core.loadAddr(m, t, off+m.img.Base)
-		return ok && m.readOnly(a, n)
+	switch *cls {
+	case classLoad:
+		return m.localAccess(t, off+m.img.Base)
+	case classFetch:
+		return m.localFetch(t, off)
 	}
 	if *cls == classTI {
 		return m.tiLocal(t, off+m.img.Base)
@@ -366,9 +376,14 @@ func (m *Machine) local(t int8) bool {
 			if m.mutable(off, m.shape.maxLen) {
 				*cls = classVisible
 			}
-		case m.mutable(off, n) || m.core.syncs():
+		case m.core.syncs():
 			// A synchronizing instruction reads the latest text: it
 			// does not commute with the patcher's stores.
+			*cls = classVisible
+		case m.mutable(off, n) && !m.cfg.Unreduced:
+			*cls = classFetch
+			return m.localFetch(t, off)
+		case m.mutable(off, n):
 			*cls = classVisible
 		case !m.core.localInst(len(m.st.dataAt) > 0):
 			*cls = classVisible
@@ -376,13 +391,59 @@ func (m *Machine) local(t int8) bool {
 				*cls = classTI
 				return m.local(t)
 			}
-			if _, _, ok := m.core.loadAddr(m, t, off+m.img.Base); ok && m.hasReadOnly() && !m.cfg.Unreduced {
+			if _, _, _, ok := m.core.memAddr(m, t, off+m.img.Base); ok && !m.cfg.Unreduced {
 				*cls = classLoad
 				return m.local(t)
 			}
 		}
 	}
 	return *cls == classLocal
+}
+
+// localAccess reports whether the load or store of worker t at pc is
+// thread-local in the current state (a classLoad word): it reaches only
+// t's own stack above thread_info, which no other task can access (their
+// loads and stores there fault: see loadMem) and the machine never writes
+// for another CPU (it writes thread_info, the kernel.TISize bytes at the
+// bottom of the stack: need_resched set by a remote wakeup, the tracer
+// kernel's counts), or it is a load from read-only data pages, which no
+// task can write.
+func (m *Machine) localAccess(t int8, pc uint64) bool {
+	a, n, store, ok := m.core.memAddr(m, t, pc)
+	if !ok {
+		return false
+	}
+	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {
+		return true
+	}
+	return !store && m.readOnly(a, n)
+}
+
+// localFetch reports whether worker t's next instruction, at text offset
+// off where a store of the program may write (a classFetch word), is
+// thread-local in the current state: the patcher has made every write of
+// its program (a fixed sequence: no store to text can come), the CPU's
+// view of the bytes is the latest (it fetches exactly the current bytes,
+// as every other order of the remaining actions would have it fetch:
+// nothing can change them or its view any more), and the instruction those
+// bytes hold is itself local (as local classifies a word no store writes).
+func (m *Machine) localFetch(t int8, off uint64) bool {
+	fs := m.st.fetch
+	if fs == nil || int(m.nwrites) != len(fs.wOff) {
+		return false
+	}
+	c := m.tasks[t].CPU
+	if c < 0 || m.stale(c, off, m.shape.maxLen) {
+		return false
+	}
+	pc := off + m.img.Base
+	if _, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))]); err != nil || m.core.syncs() {
+		return false
+	}
+	if m.core.localInst(len(m.st.dataAt) > 0) {
+		return true
+	}
+	return m.localAccess(t, pc)
 }
 
 // mutable reports whether a store may write any of the n text bytes at off.

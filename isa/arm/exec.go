@@ -557,10 +557,33 @@ func wordBytes(w uint32) []byte { return []byte{byte(w), byte(w >> 8), byte(w >>
 func LoadAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 	switch inst.x {
 	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
-	default:
-		return 0, 0, false
+		return memAddr(inst, r)
 	}
-	return memAddr(inst, r)
+	return 0, 0, false
+}
+
+// MemAddr returns the data inst would access with registers r, without
+// executing it: the lowest address, the number of bytes, and whether it
+// stores; ok is false for an instruction without a data access, one
+// through pc, and a load or store of pc. It covers the single-register
+// and doubleword loads and stores and LDM/STM/PUSH/POP (their block of
+// words). The partial-order reduction of package sched asks it whether an
+// access reaches only the task's own stack.
+func MemAddr(inst *Inst, r *Regs) (addr uint32, size int, store, ok bool) {
+	switch inst.x {
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
+		addr, size, ok = memAddr(inst, r)
+		return addr, size, false, ok
+	case xSTR, xSTRB, xSTRH, xSTRD:
+		addr, size, ok = memAddr(inst, r)
+		return addr, size, true, ok
+	case xMultiple:
+		if inst.err != nil || inst.mBase == PC || inst.mLoad && inst.List&(1<<PC) != 0 {
+			return 0, 0, false, false
+		}
+		return r.R[inst.mBase] + uint32(inst.mStart), 4 * bits.OnesCount16(inst.List), !inst.mLoad, true
+	}
+	return 0, 0, false, false
 }
 
 // StoreAddr returns the address, size and value of the data a
@@ -598,7 +621,7 @@ func memAddr(inst *Inst, r *Regs) (addr uint32, size int, ok bool) {
 		size = 1
 	case xLDRH, xSTRH, xLDRSH:
 		size = 2
-	case xLDRD:
+	case xLDRD, xSTRD:
 		size = 8
 	}
 	return addr, size, true

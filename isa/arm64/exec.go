@@ -593,3 +593,32 @@ func loadStorePair(inst *Inst, r *Regs, bus isa.Bus) error {
 	}
 	return nil
 }
+
+// MemAddr returns the data access inst would make with registers r,
+// without executing it: the lowest address, the number of bytes, and
+// whether it stores; ok is false for an instruction other than a load or
+// store (single, pair, acquire/release), for a literal load, and when the
+// address faults. The partial-order reduction of package sched asks it
+// whether an access reaches only the task's own stack.
+func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
+	if inst.err != nil || inst.mode == modeLit {
+		return 0, 0, false, false
+	}
+	n := int(inst.size)
+	switch inst.x {
+	case xLoad, xLoadAcq:
+	case xStore, xStoreRel:
+		store = true
+	case xLoadPair:
+		n *= 2
+	case xStorePair:
+		n, store = 2*n, true
+	default:
+		return 0, 0, false, false
+	}
+	a, _, err := address(inst, r, 0)
+	if err != nil {
+		return 0, 0, false, false
+	}
+	return a, n, store, true
+}

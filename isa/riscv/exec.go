@@ -399,3 +399,22 @@ func amo(bus isa.Bus, k xop, size int, addr, b uint64, rd, rs2 uint8) (uint64, e
 	}
 	return m & mask, nil
 }
+
+// MemAddr returns the data access inst would make with registers r,
+// without executing it: the address, the number of bytes, and whether it
+// stores; ok is false for an instruction other than a load or store (the
+// atomics included: they are left visible). The partial-order reduction
+// of package sched asks it whether an access reaches only the task's own
+// stack.
+func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
+	if inst.err != nil {
+		return 0, 0, false, false
+	}
+	switch inst.x {
+	case xLB, xLH, xLW, xLD, xLBU, xLHU, xLWU:
+		return r.X[inst.Rs1] + uint64(inst.Imm), loadSize[inst.x-xLB], false, true
+	case xSB, xSH, xSW, xSD:
+		return r.X[inst.Rs1] + uint64(inst.Imm), 1 << (inst.x - xSB), true, true
+	}
+	return 0, 0, false, false
+}

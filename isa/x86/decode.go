@@ -531,3 +531,41 @@ func RIPRelative(inst *Inst) bool {
 	}
 	return false
 }
+
+// MemAddr returns the data access of inst's memory operand with registers
+// r, without executing it: the address, the number of bytes, and whether
+// it may store (a memory destination, or pop to memory); ok is false for
+// an instruction without a memory operand (lea and nop touch no memory),
+// one Exec does not run, and calls and jumps through memory. leave reports
+// its load through rbp. The stack accesses of push, pop, call and ret are
+// not reported (they go through rsp). The partial-order reduction of
+// package sched asks it whether an access reaches only the task's own
+// stack.
+func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
+	if inst.err != nil {
+		return 0, 0, false, false
+	}
+	switch inst.Op {
+	case x86asm.NOP, x86asm.PAUSE, x86asm.LEA, x86asm.CALL, x86asm.JMP:
+		return 0, 0, false, false
+	case x86asm.LEAVE:
+		return r.R[RBP], 8, false, true
+	}
+	next := r.RIP + uint64(inst.Len)
+	switch {
+	case inst.dst.kind == kindMem:
+		return r.addr(&inst.dst, next), memSize(inst, &inst.dst), true, true
+	case inst.src.kind == kindMem:
+		// xchg writes its memory operand in either position.
+		return r.addr(&inst.src, next), memSize(inst, &inst.src), inst.Op == x86asm.XCHG, true
+	}
+	return 0, 0, false, false
+}
+
+// memSize is the byte count of memory operand o of inst.
+func memSize(inst *Inst, o *operand) int {
+	if o.size != 0 {
+		return int(o.size)
+	}
+	return int(inst.size)
+}

@@ -41,6 +41,10 @@ build arm-v7-real.o $ARM -fno-pie -marm -march=armv7-a -pg realcode.c
 build x86-fentry-real.o $X86 $X86K -fno-pie -pg -mfentry realcode.c
 # scratch.c: lr as a data register (siphash_2u64 at -O2), seven arguments.
 build arm-scratch.o $ARM -fno-pie -marm -march=armv5te -pg scratch.c
+# stack.c: a local array reached through computed pointers (accesses to
+# the task's own stack through a base other than sp).
+build arm-stack.o $ARM -fno-pie -marm -march=armv5te -pg stack.c
+build x86-fentry-stack.o $X86 $X86K -fno-pie -pg -mfentry stack.c
 arm-linux-gnueabi-as -o arm-lrtaint.o lrtaint.s
 arm-linux-gnueabi-objdump -d -r arm-lrtaint.o | sed '1,2d' >arm-lrtaint.o.objdump
 # args8.c (issues 15 and 16): up to 8 register arguments, on arm64 in
