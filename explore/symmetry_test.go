@@ -92,10 +92,10 @@ func TestSymmetryCounts(t *testing.T) {
 		tasks            int
 		exact, symmetric int
 	}{
-		{kernel.ARM, "jmp-over", 2, 15289, 6943},
-		{kernel.ARM, "two-step-sched", 2, 3556, 1604},
-		{kernel.X86, "text-poke-bp", 2, 128601, 55272},
-		{kernel.ARM, "jmp-over", 3, 282975, 40111},
+		{kernel.ARM, "jmp-over", 2, 13219, 5962},
+		{kernel.ARM, "two-step-sched", 2, 3052, 1370},
+		{kernel.X86, "text-poke-bp", 2, 122997, 52719},
+		{kernel.ARM, "jmp-over", 3, 224808, 31960},
 	} {
 		t.Run(fmt.Sprintf("%v/%s/tasks=%d", c.arch, c.strategy, c.tasks), func(t *testing.T) {
 			if c.tasks == 3 && (raceEnabled || testing.Short()) {
