@@ -4,23 +4,20 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"sync"
 
 	"golang.org/x/arch/arm/armasm"
 	"golang.org/x/arch/arm64/arm64asm"
 	"golang.org/x/arch/riscv64/riscv64asm"
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/mcountsim/mcountsim/isa/arm"
 )
 
-// armasmMu serializes armasm.Decode, which writes a package-level variable
-// and so is not safe for concurrent use (x/arch v0.33.0).
-var armasmMu sync.Mutex
-
-func armDecode(b []byte) (armasm.Inst, error) {
-	armasmMu.Lock()
-	defer armasmMu.Unlock()
-	return armasm.Decode(b, armasm.ModeARM)
-}
+// armDecode decodes A32 through isa/arm, whose lock serializes every
+// armasm.Decode of the process: armasm.Decode writes a package-level
+// variable and so is not safe for concurrent use (x/arch v0.33.0), and a
+// lock of this package's own would not exclude the simulator's decodes.
+func armDecode(b []byte) (armasm.Inst, error) { return arm.DecodeArmasm(b) }
 
 // instLen returns the length of the site instruction at the start of b:
 // callLen when a call relocation told it (8 for a RISC-V auipc+jalr pair),

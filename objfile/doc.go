@@ -51,5 +51,6 @@
 // Imports: the standard library and golang.org/x/arch (for disassembling
 // the site bytes) only. It must not import other mcountsim packages, except
 // internal/regfile (a leaf of the standard library: opening a file without
-// blocking) and, if ever needed, isa/...
+// blocking) and isa/arm (whose lock serializes every armasm.Decode of the
+// process).
 package objfile

@@ -19,15 +19,16 @@ func TestTimeoutCoversEveryPhase(t *testing.T) {
 	defer func(g time.Duration) { minGrace = g }(minGrace)
 	minGrace = 200 * time.Millisecond
 	for _, tc := range []struct {
-		phase string // the phase made slow, a prefix of its name
-		args  []string
+		phase   string // the phase made slow, a prefix of its name
+		args    []string
+		timeout string // long enough for the phases before (the search, under -race)
 	}{
-		{"reading --strategy-file", []string{"check", "--strategy-file", "../../examples/strategies/jmp-over.strategy"}},
-		{"loading --object", []string{"check", "--object", "../../kernel/testdata/obj/arm-fixture.o", "--function", "big", "--args", "3,4,5,6", "--strategy", "nop-nop"}},
-		{"checking the scenario", []string{"check", "--strategy", "nop-nop"}},
-		{"writing the report", []string{"check", "--strategy", "nop-nop", "--json"}},
-		{"writing the --html page", []string{"check", "--strategy", "nop-nop", "--html", t.TempDir() + "/p.html"}},
-		{"replaying the schedule", []string{"replay", "--strategy", "nop-nop", "--schedule", "8:2,10:1,14:1"}},
+		{"reading --strategy-file", []string{"check", "--strategy-file", "../../examples/strategies/jmp-over.strategy"}, ""},
+		{"loading --object", []string{"check", "--object", "../../kernel/testdata/obj/arm-fixture.o", "--function", "big", "--args", "3,4,5,6", "--strategy", "nop-nop"}, ""},
+		{"checking the scenario", []string{"check", "--strategy", "nop-nop"}, ""},
+		{"writing the report", []string{"check", "--strategy", "nop-nop", "--json"}, "4s"},
+		{"writing the --html page", []string{"check", "--strategy", "nop-nop", "--html", t.TempDir() + "/p.html"}, "4s"},
+		{"replaying the schedule", []string{"replay", "--strategy", "nop-nop", "--schedule", "8:2,10:1,14:1"}, ""},
 	} {
 		t.Run(tc.phase, func(t *testing.T) {
 			release := make(chan struct{})
@@ -39,13 +40,18 @@ func TestTimeoutCoversEveryPhase(t *testing.T) {
 				}
 			}
 			defer func() { phaseHook = nil }()
+			if tc.timeout == "" {
+				tc.timeout = "300ms"
+			}
+			budget, err := time.ParseDuration(tc.timeout)
+			require.NoError(t, err)
 			begin := time.Now()
-			code, out, errOut := runWithin(t, 30*time.Second, append(tc.args, "--timeout", "300ms")...)
+			code, out, errOut := runWithin(t, 30*time.Second, append(tc.args, "--timeout", tc.timeout)...)
 			took := time.Since(begin)
 			assert.Equal(t, 3, code, errOut)
-			require.Contains(t, errOut, "INCOMPLETE: the --timeout of 300ms ran out while "+tc.phase)
+			require.Contains(t, errOut, "INCOMPLETE: the --timeout of "+tc.timeout+" ran out while "+tc.phase)
 			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
-			assert.Less(t, took, 300*time.Millisecond+minGrace+3*time.Second, "the command ends near its budget and grace")
+			assert.Less(t, took, budget+minGrace+3*time.Second, "the command ends near its budget and grace")
 			if tc.phase == "writing the report" {
 				assert.Empty(t, out, "a report is written whole or not at all")
 			}

@@ -202,6 +202,16 @@ func Decode(pc uint32, w uint32) (Inst, error) {
 	return compile(ai, w), nil
 }
 
+// DecodeArmasm decodes b (A32, little-endian) with armasm.Decode under the
+// lock that every decode of this process takes: armasm.Decode writes a
+// package-level table, so a package that disassembles A32 by itself must
+// call it through here, not directly.
+func DecodeArmasm(b []byte) (armasm.Inst, error) {
+	decodeMu.Lock()
+	defer decodeMu.Unlock()
+	return armasm.Decode(b, armasm.ModeARM)
+}
+
 // STR (register), A8.8.204 encoding A1: cond 011P U0W0 Rn Rt imm5 type 0 Rm.
 const (
 	strRegMask  = 0x0e500010
