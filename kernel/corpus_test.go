@@ -483,6 +483,9 @@ func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and checks real code (seconds)")
 	}
+	if raceEnabled {
+		t.Skip("each check has a budget of 20 CPU s, which the race detector's slowdown spends")
+	}
 	dir := t.TempDir()
 	for _, set := range corpusSets {
 		if !corpusSubsetSets[set.name] {
