@@ -42,8 +42,19 @@ func buildARM(cfg Config) (*Image, error) {
 		return buildARMTracer(cfg)
 	}
 	a := armText{&asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4}}}
-	w, ok, call := a.w, a.ok, a.call
+	a.workload(cfg)
+	a.services()
+	return a.finish()
+}
 
+// armText emits A32 code into an asm: the helpers shared by Build and
+// BuildObject.
+type armText struct{ *asm }
+
+// workload emits the worker and its traced functions f0..fN-1, as the
+// comment of buildARM shows them (the tracer kernel's text starts the same).
+func (a armText) workload(cfg Config) {
+	w, ok, call := a.w, a.ok, a.call
 	a.sym("worker")
 	a.img.Entry = a.pc()
 	w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
@@ -70,13 +81,7 @@ func buildARM(cfg Config) (*Image, error) {
 		w(ok(arm.AddImm(arm.R0, arm.R4, 1)))
 		w(arm.Pop(arm.RegList(arm.R4, arm.PC)))
 	}
-	a.services()
-	return a.finish()
 }
-
-// armText emits A32 code into an asm: the helpers shared by Build and
-// BuildObject.
-type armText struct{ *asm }
 
 func (a armText) w(x arm.Word) { a.emit(x.Bytes()) }
 

@@ -531,31 +531,7 @@ func buildARMTracer(cfg Config) (*Image, error) {
 	a := tracerText{armText{&asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4, Tracer: lay}}}, t, lay}
 	w, ok, call := a.w, a.ok, a.call
 
-	a.sym("worker")
-	a.img.Entry = a.pc()
-	w(arm.Push(arm.RegList(arm.R4, arm.R5, arm.R6, arm.LR)))
-	w(ok(arm.MovImm(arm.R5, uint32(cfg.Iterations))))
-	loop := uint32(a.pc())
-	w(arm.MovReg(arm.R0, arm.R5))
-	for i := 0; i < cfg.Functions; i++ {
-		call(funcName(i))
-	}
-	call("schedule")
-	w(ok(arm.SubsImm(arm.R5, arm.R5, 1)))
-	w(ok(arm.B(uint32(a.pc()), loop)).If(arm.NE))
-	call("do_exit")
-
-	for i := 0; i < cfg.Functions; i++ {
-		name := funcName(i)
-		a.sym(name)
-		w(arm.Push(arm.RegList(arm.R4, arm.LR)))
-		a.img.Sites = append(a.img.Sites, Site{Func: name, Addr: a.pc(), Len: 8, Call: a.pc() + 4})
-		w(arm.PushOne(arm.LR))
-		call("__gnu_mcount_nc")
-		w(arm.MovReg(arm.R4, arm.R0))
-		w(ok(arm.AddImm(arm.R0, arm.R4, 1)))
-		w(arm.Pop(arm.RegList(arm.R4, arm.PC)))
-	}
+	a.workload(cfg)
 	a.kernelFuncs()
 
 	a.sym("__gnu_mcount_nc")
