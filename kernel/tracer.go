@@ -529,21 +529,12 @@ func buildARMTracer(cfg Config) (*Image, error) {
 		lay.ThreadShift = DefaultThreadShift
 	}
 	a := tracerText{armText{&asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4, Tracer: lay}}}, t, lay}
-	w, ok, call := a.w, a.ok, a.call
+	w, ok := a.w, a.ok
 
 	a.workload(cfg)
 	a.kernelFuncs()
 
-	a.sym("__gnu_mcount_nc")
-	a.img.Callees = append(a.img.Callees, Callee{Addr: a.pc(), Pop: 4})
-	w(arm.Push(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3, arm.LR)))
-	w(arm.LdrImm(arm.R1, arm.SP, 20))
-	w(ok(arm.SubImm(arm.R0, arm.LR, 4)))
-	call("trace_function")
-	w(arm.Pop(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3)))
-	w(arm.LdrImm(arm.LR, arm.SP, 4))
-	w(arm.LdrPost(arm.PC, arm.SP, 8))
-
+	a.gnuMcountNC()
 	a.callback()
 	a.sym("do_exit")
 	a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: HookExit})
