@@ -123,17 +123,10 @@ func runCost(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "also write a picture of the costs to `file` (SVG)")
 	cpus := fs.String("cpus", "", "comma-separated CPUs to predict cycles for (default: the arch's, see the cost package)")
 	noCycles := fs.Bool("no-cycles", false, "do not run llvm-mca")
-	if err := fs.Parse(args); err != nil {
-		if helpRequested(err, fs, stdout, costUsage, "") {
-			return 0
-		}
-		return fail("%v (see mcountsim cost --help)", err)
+	set, status, ok := parseFlagsOnly(fs, args, stdout, costUsage, "", " (see mcountsim cost --help)", fail)
+	if !ok {
+		return status
 	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q", fs.Arg(0))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	opts := cost.MeasureOptions{NoCycles: *noCycles}
 	if set["cpus"] {
 		if *noCycles {
