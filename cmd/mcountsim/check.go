@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -74,8 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fmt.Fprintf(stderr, "mcountsim %s: %s\n", cmd, fmt.Sprintf(format, a...))
 		return 2
 	}
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet(cmd)
 	var f checkFlags
 	fs.StringVar(&f.arch, "arch", "arm", "instruction set: arm or x86")
 	fs.StringVar(&f.strategy, "strategy", "", "built-in strategy (see mcountsim strategies)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -114,8 +113,7 @@ func runCost(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcountsim cost: %s\n", strings.Join(strings.Fields(fmt.Sprintf(format, a...)), " "))
 		return 2
 	}
-	fs := flag.NewFlagSet("cost", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("cost")
 	archFlag := fs.String("arch", "arm", "instruction set of the built-in text: arm, x86, ... (see mcountsim strategies)")
 	strategy := fs.String("strategy", "", "measure only this built-in strategy (default: every one of the arch)")
 	object := fs.String("object", "", "measure every traced function of this ELF `object`")

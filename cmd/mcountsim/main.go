@@ -58,6 +58,14 @@ var commands = map[string]bool{"check": true, "replay": true, "strategies": true
 
 const commandList = "check, replay, strategies, sites, merge, stats or cost"
 
+// newFlagSet returns the flag set of command name: Parse returns its
+// errors and prints nothing (the command writes its own messages and help).
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
 // parseFlagsOnly parses args into fs for a command that takes flags and no
 // other argument. It returns the names of the flags given and ok, or the
 // exit status: 0 after writing the help (see helpRequested), fail's for a
