@@ -115,29 +115,36 @@ func LinkObject(name string, raw []byte, cfg ObjectConfig) (*Object, error) {
 		return nil, fmt.Errorf("%s: %w: not a relocatable object (%v)", name, ErrUnsupportedObject, f.Type)
 	}
 	l := &linker{name: name, f: f, ef: ef, cfg: cfg, secAddr: map[int]uint64{}, got: map[int]uint64{}, stubs: map[string]bool{}, helpers: map[string]bool{}}
-	switch f.Arch {
-	case objfile.ArchARM:
+	arch, ok := ObjectArch(f.Arch)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: arch %v (want ARM A32, x86-64, arm64 or riscv64)", name, ErrUnsupportedObject, f.Arch)
+	}
+	l.arch = arch
+	switch arch {
+	case ARM:
 		if len(cfg.Args) > maxARMArgs {
 			return nil, fmt.Errorf("%s: %w: %d arguments, the ARM workload passes at most %d (r0-r3 and the stack)", name, ErrUnsupportedObject, len(cfg.Args), maxARMArgs)
 		}
-		l.arch = ARM
-	case objfile.ArchX86_64:
+	case X86:
 		if len(cfg.Args) > 6 {
 			return nil, fmt.Errorf("%s: %w: %d arguments, the x86-64 workload passes at most 6", name, ErrUnsupportedObject, len(cfg.Args))
 		}
-		l.arch = X86
-	case objfile.ArchARM64, objfile.ArchRISCV64:
-		l.arch = map[objfile.Arch]Arch{objfile.ArchARM64: ARM64, objfile.ArchRISCV64: RISCV64}[f.Arch]
+	case ARM64, RISCV64:
 		if err := workerArgs(name, l.arch, len(cfg.Args)); err != nil {
 			return nil, err
 		}
 		if err := l.layout64(); err != nil {
 			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("%s: %w: arch %v (want ARM A32, x86-64, arm64 or riscv64)", name, ErrUnsupportedObject, f.Arch)
 	}
 	return l.link()
+}
+
+// ObjectArch returns the architecture whose text an object of machine a
+// links into, and false for a machine LinkObject does not link.
+func ObjectArch(a objfile.Arch) (Arch, bool) {
+	arch, ok := map[objfile.Arch]Arch{objfile.ArchARM: ARM, objfile.ArchX86_64: X86, objfile.ArchARM64: ARM64, objfile.ArchRISCV64: RISCV64}[a]
+	return arch, ok
 }
 
 type linker struct {
