@@ -48,8 +48,9 @@ type Object struct {
 	// Stubs names the undefined functions linked to generated stubs that
 	// return 0 (Image.Stubs holds the same list).
 	Stubs []string
-	// Helpers names the run-time helpers (__aeabi_uidiv, ...) the object
-	// calls, linked to real code (see IsARMHelper).
+	// Helpers names the run-time helpers (__aeabi_uidiv, __clzdi2, ...)
+	// the object calls, linked to real code (see IsARMHelper,
+	// IsRISCVHelper and IsARM64Helper).
 	Helpers []string
 }
 
@@ -80,9 +81,12 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	         (the same loop as Build's, with the object's function)
 //	the object's executable sections, in section order
 //	the trampolines and hook stubs of Build
-//	on ARM, when the object calls one, the run-time helpers (libgcc.go):
-//	__aeabi_uidiv and the other division, shift and multiply helpers as
-//	real A32 code
+//	when the object calls one, the run-time helpers (libgcc.go,
+//	libgccrv.go, libgcca64.go): on ARM __aeabi_uidiv and the other
+//	division, shift and multiply helpers as real A32 code; on riscv64
+//	__clzdi2, __ctzdi2, __popcountdi2 and the other bit and 128-bit shift
+//	helpers as RV64 code; on arm64 __popcountdi2, __paritydi2 and the
+//	128-bit shifts as A64 code
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
@@ -159,7 +163,7 @@ type linker struct {
 	got     map[int]uint64 // GOT slot of each symbol (x86-64)
 	gotSeg  int            // index of the GOT in Image.Data, or -1
 	stubs   map[string]bool
-	helpers map[string]bool // ARM run-time helpers the object calls
+	helpers map[string]bool // run-time helpers the object calls (ARM, riscv64, arm64)
 	ret     uint64
 	// prologue is the layout of an arm64 or riscv64 object's sites
 	// (objectarm64.go, objectriscv.go); hi20 indexes its %pcrel_hi
@@ -234,7 +238,14 @@ func (l *linker) link() (*Object, error) {
 	sort.Strings(helpers)
 	if len(helpers) > 0 {
 		l.a.end()
-		armText{l.a}.libgcc()
+		switch l.arch {
+		case ARM:
+			armText{l.a}.libgcc()
+		case RISCV64:
+			rvText{l.a}.libgcc()
+		case ARM64:
+			arm64Text{l.a}.libgcc()
+		}
 	}
 	var stubs []string
 	for s := range l.stubs {

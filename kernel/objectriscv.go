@@ -3,6 +3,7 @@ package kernel
 import (
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/mcountsim/mcountsim/isa/riscv"
 	"github.com/mcountsim/mcountsim/objfile"
@@ -113,19 +114,45 @@ func (l *linker) sitesRISCV(found []objfile.Site) {
 	}
 }
 
-// checkRISCVSites refuses an era-3 object whose sites are not 4-byte
-// aligned (the jalr word is toggled by one aligned store) and a text that
-// reaches the ftrace data at RISCVData.
+// checkRISCV refuses a text that reaches the ftrace data at RISCVData,
+// and an era-3 object with a patchable function whose entry is not 4-byte
+// aligned.
+//
+// Era 3 toggles the jalr word at entry+4 with one 4-byte store, which
+// Ziccif makes atomic for the fetch only when the word is naturally
+// aligned; a word at 2 mod 4 may be fetched in halves, old and new. Linux
+// therefore aligns every patchable function to 4 bytes (c41bf4326c7b:
+// FUNCTION_ALIGNMENT_4B with RVC, built with -fmin-function-alignment=4),
+// and because gcc's -falign-functions does not align every function (it
+// is ignored when optimizing for size and for cold functions, GCC PR
+// 88345), GCC_SUPPORTS_DYNAMIC_FTRACE depends on
+// CC_HAS_MIN_FUNCTION_ALIGNMENT || !RISCV_ISA_C: with RVC and a compiler
+// without -fmin-function-alignment (gcc < 14) the kernel is built without
+// dynamic ftrace, never with an unaligned site. A linker cannot realign a
+// function inside its section either, so LinkObject refuses the object, as
+// the kernel's configuration does, naming the first unaligned function.
 func (l *linker) checkRISCV(img *Image) error {
 	if img.Base+uint64(len(img.Text)) > RISCVData {
 		return l.errorf("text larger than %d KiB", (RISCVData-RISCVBase)>>10)
 	}
+	if l.prologue != RVAtomic {
+		return nil
+	}
+	var bad []Site
 	for _, s := range img.Sites {
-		if l.prologue == RVAtomic && s.Addr%4 != 0 {
-			return l.errorf("site of %s at %#x is not 4-byte aligned (compile with -falign-functions=4)", s.Func, s.Addr)
+		if s.Addr%4 != 0 {
+			bad = append(bad, s)
 		}
 	}
-	return nil
+	if len(bad) == 0 {
+		return nil
+	}
+	more := ""
+	if len(bad) > 1 {
+		more = fmt.Sprintf(" (and %d more patchable functions)", len(bad)-1)
+	}
+	return l.errorf("patchable function %s starts at %#x, 2 mod 4%s: the atomic layout toggles the jalr word at entry+4 with one store, atomic for the fetch only when 4-byte aligned, and Linux requires every patchable function 4-byte aligned (FUNCTION_ALIGNMENT_4B; without -fmin-function-alignment=4, gcc 14+, it builds an RVC kernel without dynamic ftrace, since -falign-functions=4 is ignored at -Os and for cold functions)",
+		bad[0].Func, bad[0].Addr, more)
 }
 
 // riscvReloc returns the size of the field relocation type t writes, 0
