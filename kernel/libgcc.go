@@ -284,31 +284,15 @@ func libgccCode() []lgItem {
 // libgcc emits the helper library at the current pc: every helper name
 // becomes a symbol of the image.
 func (a armText) libgcc() {
-	code := libgccCode()
-	labels := map[string]uint64{}
-	pc := a.pc()
-	for _, it := range code {
-		if it.label != "" {
-			labels[it.label] = pc
-			continue
+	emitHelpers(a.asm, libgccCode(), func(it lgItem) string { return it.label }, func(it lgItem, pc uint64, labels map[string]uint64) []byte {
+		if it.br == "" {
+			return it.w.Bytes()
 		}
-		pc += 4
-	}
-	for _, it := range code {
-		switch {
-		case it.label != "" && it.label[0] != '.':
-			a.sym(it.label)
-		case it.label != "":
-		case it.br != "":
-			at := uint32(a.pc())
-			to := uint32(labels[it.br])
-			enc, fine := arm.B(at, to)
-			if it.link {
-				enc, fine = arm.BL(at, to)
-			}
-			a.w(a.ok(enc.If(arm.Cond(it.w>>28)), fine))
-		default:
-			a.w(it.w)
+		at, to := uint32(pc), uint32(labels[it.br])
+		enc, fine := arm.B(at, to)
+		if it.link {
+			enc, fine = arm.BL(at, to)
 		}
-	}
+		return a.ok(enc.If(arm.Cond(it.w>>28)), fine).Bytes()
+	})
 }
