@@ -339,38 +339,47 @@ func (l *linker) text() error {
 	return nil
 }
 
-// sites turns objfile's sites into the image's.
+// sites turns objfile's sites into the image's, each in its arch's layout.
 func (l *linker) sites() error {
-	if l.arch == ARM64 || l.arch == RISCV64 {
-		return l.sites64()
-	}
 	found, err := l.f.Sites()
 	if err != nil {
 		return err
 	}
-	img := l.a.img
+	site := map[Arch]func(s objfile.Site, fn string, p uint64) (Site, error){
+		ARM: l.siteARM, X86: l.siteX86, ARM64: l.siteARM64, RISCV64: l.siteRISCV}[l.arch]
 	for _, s := range found {
-		fn, call, ok := l.placed(s)
+		fn, p, ok := l.placed(s)
 		if !ok {
 			continue
 		}
-		if l.arch == ARM {
-			if s.Thumb || !s.ARMPushLR {
-				return l.errorf("site at %s (%s) is not the A32 push {lr}; bl __gnu_mcount_nc pair", s.FunctionRef(), s.Disasm)
-			}
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: call - 4, Len: 8, Call: call})
-			continue
+		st, err := site(s, fn, p)
+		if err != nil {
+			return err
 		}
-		switch {
-		case len(s.Bytes) == 5 && s.Bytes[0] == 0xe8:
-		case len(s.Bytes) == 6 && s.Bytes[0] == 0xff && s.Bytes[1] == 0x15:
-			// relaxed by relaxGOTCall to e8 rel32; nop
-		default:
-			return l.errorf("site at %s (%s) is not a 5-byte call", s.FunctionRef(), s.Disasm)
-		}
-		img.Sites = append(img.Sites, Site{Func: fn, Addr: call, Len: 5, Call: call})
+		l.a.img.Sites = append(l.a.img.Sites, st)
 	}
 	return nil
+}
+
+// siteARM is the site s of function fn whose bl is at call: the A32 push
+// {lr}; bl __gnu_mcount_nc pair.
+func (l *linker) siteARM(s objfile.Site, fn string, call uint64) (Site, error) {
+	if s.Thumb || !s.ARMPushLR {
+		return Site{}, l.errorf("site at %s (%s) is not the A32 push {lr}; bl __gnu_mcount_nc pair", s.FunctionRef(), s.Disasm)
+	}
+	return Site{Func: fn, Addr: call - 4, Len: 8, Call: call}, nil
+}
+
+// siteX86 is the site s of function fn at call: a 5-byte call.
+func (l *linker) siteX86(s objfile.Site, fn string, call uint64) (Site, error) {
+	switch {
+	case len(s.Bytes) == 5 && s.Bytes[0] == 0xe8:
+	case len(s.Bytes) == 6 && s.Bytes[0] == 0xff && s.Bytes[1] == 0x15:
+		// relaxed by relaxGOTCall to e8 rel32; nop
+	default:
+		return Site{}, l.errorf("site at %s (%s) is not a 5-byte call", s.FunctionRef(), s.Disasm)
+	}
+	return Site{Func: fn, Addr: call, Len: 5, Call: call}, nil
 }
 
 // placed returns the function of site s, for the image, and where s is
