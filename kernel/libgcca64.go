@@ -1,7 +1,7 @@
 package kernel
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/mcountsim/mcountsim/isa/arm64"
 )
@@ -28,21 +28,10 @@ var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__as
 
 // IsARM64Helper reports whether name is one of the arm64 run-time helpers
 // that LinkObject links as real A64 code rather than as a stub.
-func IsARM64Helper(name string) bool {
-	for _, n := range a64HelperNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func IsARM64Helper(name string) bool { return slices.Contains(a64HelperNames, name) }
 
 // ARM64Helpers lists the arm64 helper names, sorted.
-func ARM64Helpers() []string {
-	out := append([]string(nil), a64HelperNames...)
-	sort.Strings(out)
-	return out
-}
+func ARM64Helpers() []string { return slices.Sorted(slices.Values(a64HelperNames)) }
 
 // a64Item is one line of the helper library: a label, an instruction, or a
 // conditional branch (B.cond, or CBZ of reg when cbz) to a label.
@@ -142,27 +131,13 @@ func must64(w arm64.Word, ok bool) arm64.Word {
 // libgcc emits the arm64 helper library at the current pc: every helper
 // name becomes a symbol of the image.
 func (a arm64Text) libgcc() {
-	code := a64HelperCode()
-	labels := map[string]uint64{}
-	pc := a.pc()
-	for _, it := range code {
-		if it.label != "" {
-			labels[it.label] = pc
-			continue
-		}
-		pc += 4
-	}
-	for _, it := range code {
+	emitHelpers(a.asm, a64HelperCode(), func(it a64Item) string { return it.label }, func(it a64Item, pc uint64, labels map[string]uint64) []byte {
 		switch {
-		case it.label != "" && it.label[0] != '.':
-			a.sym(it.label)
-		case it.label != "":
 		case it.br != "" && it.cbz:
-			a.w(a.ok(arm64.Cbz(it.reg, a.pc(), labels[it.br])))
+			return a.ok(arm64.Cbz(it.reg, pc, labels[it.br])).Bytes()
 		case it.br != "":
-			a.w(a.ok(arm64.BCond(it.cond, a.pc(), labels[it.br])))
-		default:
-			a.w(it.w)
+			return a.ok(arm64.BCond(it.cond, pc, labels[it.br])).Bytes()
 		}
-	}
+		return it.w.Bytes()
+	})
 }
