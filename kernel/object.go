@@ -87,7 +87,8 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	__clzdi2, __ctzdi2, __popcountdi2 and the other bit and 128-bit shift
 //	helpers as RV64 code; on arm64 __popcountdi2, __paritydi2 and the
 //	128-bit shifts as A64 code; on x86-64 __popcountdi2, __paritydi2,
-//	memset, memcpy and memmove as x86-64 code
+//	memset, memcpy, memmove and the string functions (strlen, strcmp,
+//	memcmp, ...) as x86-64 code
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
