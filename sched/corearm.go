@@ -17,13 +17,13 @@ var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm
 
 // armCore is the ARM A32 core.
 type armCore struct {
-	st   *coreStatic[*arm.Cache, arm.Inst]
+	st   *coreStatic[*arm.Cache, arm.Resolved] // the plain decodings without armasm's view
 	regs [MaxTasks]arm.Regs
 	cur  *arm.Inst // the instruction decode returned
 }
 
 func newARMCore(img *kernel.Image) *armCore {
-	return &armCore{st: newCoreStatic[*arm.Cache, arm.Inst](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
+	return &armCore{st: newCoreStatic[*arm.Cache, arm.Resolved](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
 }
 
 func (k *armCore) reset(t int8, entry, sp uint64) {
@@ -93,7 +93,7 @@ func (k *armCore) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, boo
 	return uint64(a), n, store, ok
 }
 
-func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
+func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
 func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	inst := k.st.tab.at(off)
@@ -102,7 +102,7 @@ func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	}
 	r := &k.regs[t]
 	pc, sp := r.R[arm.PC], r.R[arm.SP]
-	flow, err := arm.Exec(inst, r, m)
+	flow, err := inst.Exec(r, m)
 	m.plainDone(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
 	return true
 }
@@ -129,7 +129,7 @@ func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 		m.loadedInto = 0
 		m.steps++
 		n++
-		flow, err := arm.Exec(inst, r, m)
+		flow, err := inst.Exec(r, m)
 		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
 			m.plainStop(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP])) {
 			break

@@ -60,7 +60,10 @@ func (r *Regs) read(n uint8) uint32 {
 // Exec executes inst, fetched from r.R[15], against r and bus. On success
 // R[15] holds the next address. An error leaves r in an unspecified state
 // and is an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrMemory or the isa.Bus's error.
-func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec(r, bus) }
+
+// Exec executes inst as the package's Exec does.
+func (inst *Resolved) Exec(r *Regs, bus isa.Bus) (isa.Flow, error) {
 	pc := r.R[PC]
 	// A failed condition makes any instruction a no-op, even one this
 	// executor cannot run (A8.3).
@@ -124,26 +127,31 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 		r.R[PC] = pc + 4
 		return isa.FlowNext, nil
 	}
-	if inst.fast == fastLS {
+	switch inst.fast {
+	case fastLS:
 		if flow, ok, err := execLS(inst, r, bus, pc); ok {
+			return flow, err
+		}
+	case fastM1:
+		if flow, ok, err := execM1(inst, r, bus, pc); ok {
 			return flow, err
 		}
 	}
 	if inst.err != nil {
 		e := &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}
 		if inst.err == isa.ErrUnsupported {
-			e.Disasm = Disasm(inst, pc, nil)
+			e.Disasm = DisasmWord(pc, inst.Word)
 		}
 		return isa.FlowNext, e
 	}
 	flow, err := exec(inst, r, bus, pc)
 	if err != nil {
-		return flow, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Disasm: Disasm(inst, pc, nil), Err: err}
+		return flow, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Disasm: DisasmWord(pc, inst.Word), Err: err}
 	}
 	return flow, nil
 }
 
-func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
+func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 	next := pc + 4
 	switch x := inst.x; x {
 	case xNop:
@@ -340,7 +348,7 @@ func extend(x xop, v uint32) uint32 {
 	return uint32(int32(int16(v))) // xSXTH, xSXTAH
 }
 
-func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
+func dataProc(inst *Resolved, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	op2, c := r.operand2(&inst.Op2)
 	v := r.V
 	var res, rn uint32
@@ -417,7 +425,7 @@ func (r *Regs) address(m *armasm.Mem) (base, off, addr uint32) {
 	return base, off, addr
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+func loadStore(inst *Resolved, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
 	m := &inst.Mem
 	base, off, addr := r.address(m)
 	size := 4
@@ -499,7 +507,7 @@ func wrapMemory(s string) error { return isa.Detail(s, isa.ErrMemory) }
 
 // multiple executes PUSH, POP, LDM* and STM* (A8.8.58–A8.8.62, A8.8.199–).
 // Registers go lowest first to the lowest address.
-func multiple(inst *Inst, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+func multiple(inst *Resolved, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
 	b := r.R[inst.mBase]
 	addr := b + uint32(inst.mStart)
 	if addr&3 != 0 {
