@@ -109,29 +109,29 @@ func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 
 // runPlain executes, back to back, thread-local instructions of task t
 // whose words are plain, and stops at the first step that needs the
-// general path, a hazard or the end of the run. Only a step that did more
-// than fall through (an error, a call or return, a control register loaded
-// from the stack) goes through plainStop.
+// general path, a hazard or the end of the run: arm.Run runs the
+// instructions the plain table holds, until one did more than fall
+// through (an error, a call or return, a load that may have loaded a
+// control register from the stack) and goes through plainStop, or the
+// table lacks the next one (fill may know it).
 func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
-	tab, base := k.st.tab, k.st.base
+	tab, base := k.st.tab, uint32(k.st.base)
 	max = m.plainBudget(max)
 	n := 0
 	for n < max {
-		pc := r.R[arm.PC]
-		inst := tab.local(uint64(pc) - base)
-		if inst == nil {
-			if inst = tab.fill(m, uint64(pc)-base); inst == nil {
+		m.loadedInto = 0
+		j, s := arm.Run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			if tab.fill(m, uint64(r.R[arm.PC]-base)) == nil {
 				break
 			}
+			continue
 		}
-		sp := r.R[arm.SP]
-		m.loadedInto = 0
-		m.steps++
-		n++
-		flow, err := inst.Exec(r, m)
-		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP])) {
+		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, uint64(s.PC), s.Err, s.Flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(s.SP), uint64(r.R[arm.SP])) {
 			break
 		}
 	}

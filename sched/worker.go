@@ -15,16 +15,35 @@ import (
 // passes, the torn-fetch check, execution, and the detectors of calls,
 // returns and control registers loaded from the stack.
 
-// Load implements isa.Bus for the task executing now.
+// Load implements isa.Bus for the task executing now. A whole word (or
+// doubleword) of its own stack, the loads of compiled code, is read here;
+// every other load goes through loadMem.
 func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
 	m.loads++
 	link := size == m.shape.linkSize && (reg == m.shape.linkRegs[0] || reg == m.shape.linkRegs[1])
+	if off := addr - m.stackLo(int(m.cur)); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && addr&3 == 0 && (size == 4 || size == 8) {
+		a := addr - StackBase
+		if link {
+			m.loadedLink = m.slots[a/4]
+			m.loadedFrom = addr
+			m.loadedInto = reg
+		}
+		if size == 4 {
+			return uint64(binary.LittleEndian.Uint32(m.stack[a : a+4])), nil
+		}
+		return binary.LittleEndian.Uint64(m.stack[a : a+8]), nil
+	}
 	return m.loadMem(addr, size, reg, link)
 }
 
-// Store implements isa.Bus for the task executing now.
+// Store implements isa.Bus for the task executing now; a store to its own
+// stack, outside the tracer kernel, is written here.
 func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
 	m.stores++
+	if off := addr - m.stackLo(int(m.cur)); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && !m.tr.on {
+		m.storeStackOf(int(m.cur), addr, size, v, m.stackSource(reg))
+		return nil
+	}
 	return m.storeMem(addr, size, v, reg)
 }
 

@@ -49,6 +49,7 @@ type Resolved struct {
 	mBase          uint8     // LDM/STM/PUSH/POP: base register
 	mLoad          bool      // LDM/POP
 	mWback         bool
+	linkLoad       bool // a load that may write lr or pc (Run stops after it)
 
 	err error // isa.ErrUnsupported when the executor cannot run it
 }
@@ -143,6 +144,13 @@ func resolve(inst *Resolved) {
 		resolveMultiple(inst)
 	}
 	inst.fast = fastForm(inst)
+	const link = 1<<LR | 1<<PC
+	switch inst.x {
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
+		inst.linkLoad = 1<<inst.Rd&link != 0 || inst.x == xLDRD && 1<<inst.Ra&link != 0
+	case xMultiple:
+		inst.linkLoad = inst.mLoad && inst.List&link != 0
+	}
 }
 
 // resolveMultiple fills the fields of LDM*, STM*, PUSH and POP.

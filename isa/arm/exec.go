@@ -64,69 +64,14 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec
 
 // Exec executes inst as the package's Exec does.
 func (inst *Resolved) Exec(r *Regs, bus isa.Bus) (isa.Flow, error) {
-	pc := r.R[PC]
-	// A failed condition makes any instruction a no-op, even one this
-	// executor cannot run (A8.3).
-	if inst.Cond != AL && !r.Passed(inst.Cond) {
-		r.R[PC] = pc + 4
-		return isa.FlowSkipped, nil
-	}
-	if inst.fast == fastDP {
-		// The fast path for data processing (fast.go), inline: a call
-		// here costs as much as the operation.
-		o := &inst.Op2
-		var op2 uint32
-		c := r.C
-		switch o.kind {
-		case opImm:
-			op2 = o.imm
-			if o.immCarry >= 0 {
-				c = o.immCarry == 1
-			}
-		case opReg:
-			op2 = r.R[o.reg]
-		default:
-			op2, c = r.operand2(o)
-		}
-		x := inst.x
-		rn := r.R[inst.Rn] // unused by MOV and MVN
-		v := r.V
-		var res uint32
-		switch x {
-		case xMOV:
-			res = op2
-		case xADD, xCMN:
-			res, c, v = addWithCarry(rn, op2, false)
-		case xSUB, xCMP:
-			res, c, v = addWithCarry(rn, ^op2, true)
-		case xAND, xTST:
-			res = rn & op2
-		case xORR:
-			res = rn | op2
-		case xEOR, xTEQ:
-			res = rn ^ op2
-		case xBIC:
-			res = rn &^ op2
-		case xMVN:
-			res = ^op2
-		case xRSB:
-			res, c, v = addWithCarry(op2, ^rn, true)
-		case xADC:
-			res, c, v = addWithCarry(rn, op2, r.C)
-		case xSBC:
-			res, c, v = addWithCarry(rn, ^op2, r.C)
-		case xRSC:
-			res, c, v = addWithCarry(op2, ^rn, r.C)
-		}
-		if inst.S {
-			r.N, r.Z, r.C, r.V = res>>31 != 0, res == 0, c, v
-		}
-		if x < xTST || x > xCMN {
-			r.R[inst.Rd] = res
-		}
-		r.R[PC] = pc + 4
-		return isa.FlowNext, nil
-	}
+	one := [1]*Resolved{inst}
+	_, s := Run(one[:], r.R[PC], r, bus, 1)
+	return s.Flow, s.Err
+}
+
+// slow executes inst, whose condition passed, at pc: the fast load and
+// store forms, then the general path.
+func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 	switch inst.fast {
 	case fastLS:
 		if flow, ok, err := execLS(inst, r, bus, pc); ok {
