@@ -17,13 +17,13 @@ var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]
 
 // x86Core is the x86-64 core.
 type x86Core struct {
-	st   *coreStatic[*x86.Cache, x86.Inst]
+	st   *coreStatic[*x86.Cache, x86.Resolved] // the plain decodings without x86asm's view
 	regs [MaxTasks]x86.Regs
 	cur  *x86.Inst
 }
 
 func newX86Core(img *kernel.Image) *x86Core {
-	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Inst](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align)}
+	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Resolved](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align)}
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
@@ -88,7 +88,7 @@ func (k *x86Core) localInst(data bool) bool {
 	return x86.StackOrLiteral(k.cur) && !(data && x86.RIPRelative(k.cur))
 }
 
-func (k *x86Core) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
+func (k *x86Core) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
 func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	inst := k.st.tab.at(off)
@@ -97,33 +97,31 @@ func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	}
 	r := &k.regs[t]
 	pc, sp := r.RIP, r.R[x86.RSP]
-	flow, err := x86.Exec(inst, r, m)
+	flow, err := inst.Exec(r, m)
 	m.plainDone(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
 	return true
 }
 
-// runPlain is RunLocal's inner loop on x86, the same loop as ARM's over
-// the per-byte table of plain decodings.
+// runPlain is RunLocal's inner loop on x86, the same loop as ARM's
+// (x86.Run) over the per-byte table of plain decodings.
 func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, k.st.base
 	max = m.plainBudget(max)
 	n := 0
 	for n < max {
-		pc := r.RIP
-		inst := tab.local(pc - base)
-		if inst == nil {
-			if inst = tab.fill(m, pc-base); inst == nil {
+		m.loadedInto = 0
+		j, s := x86.Run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			if tab.fill(m, r.RIP-base) == nil {
 				break
 			}
+			continue
 		}
-		sp := r.R[x86.RSP]
-		m.loadedInto = 0
-		m.steps++
-		n++
-		flow, err := x86.Exec(inst, r, m)
-		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP]) {
+		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.RIP, s.PC+uint64(s.Len), s.SP, r.R[x86.RSP]) {
 			break
 		}
 	}

@@ -52,29 +52,35 @@ type operand struct {
 // executor. Arch keeps x86asm's own view (for disassembly); the other fields
 // are derived from it once, at decode time.
 type Inst struct {
-	// The executor's fields come first, so that running a decoded
-	// instruction touches as few cache lines as possible; Arch, which only
-	// disassembly reads, comes last.
-	err   error     // isa.ErrUnsupported (wrapped) when the executor cannot run it
-	Op    x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
-	Len   uint8     // encoded length in bytes
-	Cond  Cond      // for Jcc, SETcc and CMOVcc
-	size  uint8     // operand size in bytes of the destination (or only) operand
-	int3  bool
-	endbr bool
-	fast  uint8 // the form Exec runs on its fast path (fast.go), or fastNone
-	nraw  uint8 // how many bytes of raw the decoding depends on
-	Rel   int64 // direct branch displacement: the target is pc+Len+Rel
-	dst   operand
-	src   operand
-	src2  operand // third operand (imul's immediate)
-	raw   [MaxLen]byte
-
+	Resolved
 	Arch x86asm.Inst
 }
 
+// Resolved is what Exec needs of an instruction, without x86asm's view:
+// its bytes and the operands resolved from them, the fields the fast
+// paths read first (so that running a decoded instruction touches as few
+// cache lines as possible). A table of them (package sched's plain
+// decodings) is less than half the size of one of Insts.
+type Resolved struct {
+	Op       x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
+	Len      uint8     // encoded length in bytes
+	Cond     Cond      // for Jcc, SETcc and CMOVcc
+	size     uint8     // operand size in bytes of the destination (or only) operand
+	int3     bool
+	endbr    bool
+	fast     uint8 // the form Exec runs on its fast path (fast.go), or fastNone
+	nraw     uint8 // how many bytes of raw the decoding depends on
+	linkLoad bool  // an indirect jump through memory: Run stops after it
+	dst      operand
+	src      operand
+	err      error // isa.ErrUnsupported (wrapped) when the executor cannot run it
+	Rel      int64 // direct branch displacement: the target is pc+Len+Rel
+	src2     operand // third operand (imul's immediate)
+	raw      [MaxLen]byte
+}
+
 // Bytes returns the bytes inst was decoded from. The slice aliases inst.
-func (inst *Inst) Bytes() []byte { return inst.raw[:inst.Len] }
+func (inst *Resolved) Bytes() []byte { return inst.raw[:inst.Len] }
 
 // Target returns the target of a direct CALL, JMP or Jcc fetched from pc:
 // pc+Len+Rel. ok is false for any other instruction.
@@ -491,7 +497,8 @@ func compile(inst *Inst) {
 	}
 	inst.size = uint8(size)
 	inst.err = err
-	inst.fast = fastForm(inst)
+	inst.fast = fastForm(&inst.Resolved)
+	inst.linkLoad = inst.Op == x86asm.JMP && inst.dst.kind == kindMem
 }
 
 // StackOrLiteral reports whether every memory access of inst (if any) goes

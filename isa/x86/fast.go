@@ -23,7 +23,7 @@ const (
 )
 
 // fastForm returns the fast form of a compiled inst, or fastNone.
-func fastForm(inst *Inst) uint8 {
+func fastForm(inst *Resolved) uint8 {
 	if inst.err != nil || inst.int3 {
 		return fastNone
 	}
