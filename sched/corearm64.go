@@ -18,7 +18,7 @@ var arm64Shape = isaShape{align: 4, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{a
 // arm64Core is the ARMv8 A64 core.
 type arm64Core struct {
 	st   *coreStatic[*arm64.Cache, arm64.Resolved] // the plain decodings without arm64asm's view
-	img  *kernel.Image // for naming literal values in describe
+	img  *kernel.Image                             // for naming literal values in describe
 	regs [MaxTasks]arm64.Regs
 	cur  *arm64.Inst // the instruction decode returned
 }

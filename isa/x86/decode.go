@@ -73,8 +73,8 @@ type Resolved struct {
 	linkLoad bool  // an indirect jump through memory: Run stops after it
 	dst      operand
 	src      operand
-	err      error // isa.ErrUnsupported (wrapped) when the executor cannot run it
-	Rel      int64 // direct branch displacement: the target is pc+Len+Rel
+	err      error   // isa.ErrUnsupported (wrapped) when the executor cannot run it
+	Rel      int64   // direct branch displacement: the target is pc+Len+Rel
 	src2     operand // third operand (imul's immediate)
 	raw      [MaxLen]byte
 }
