@@ -37,11 +37,32 @@ func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
 }
 
 // Store implements isa.Bus for the task executing now; a store to its own
-// stack, outside the tracer kernel, is written here.
+// stack, outside the tracer kernel, is written here (a whole word or
+// doubleword that leaves the stack as it was, the commonest store of
+// compiled code, without a call).
 func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
 	m.stores++
-	if off := addr - m.stackLo(int(m.cur)); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && !m.tr.on {
-		m.storeStackOf(int(m.cur), addr, size, v, m.stackSource(reg))
+	t := int(m.cur)
+	if off := addr - m.stackLo(t); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && !m.tr.on {
+		if m.tasks[t].link.on {
+			reg = m.stackSource(reg)
+		}
+		if a := addr - StackBase; a&3 == 0 && !m.cfg.Record {
+			switch w := int(a / 4); size {
+			case 4:
+				if binary.LittleEndian.Uint32(m.stack[a:a+4]) != uint32(v) || m.slots[w] != reg {
+					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
+				}
+				return nil
+			case 8:
+				if binary.LittleEndian.Uint64(m.stack[a:a+8]) != v || m.slots[w] != reg || m.slots[w+1] != reg {
+					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
+					m.storeWord(t, w+1, m.stackLo(t), uint32(v>>32), reg)
+				}
+				return nil
+			}
+		}
+		m.storeStackOf(t, addr, size, v, reg)
 		return nil
 	}
 	return m.storeMem(addr, size, v, reg)
