@@ -44,8 +44,7 @@ type operand struct {
 	base  uint8 // memory: base register, noBase or ripBase
 	index uint8 // memory: index register or noBase
 	scale uint8
-	disp  int64 // memory displacement
-	imm   int64 // immediate, sign-extended as x86asm reports it
+	val   int64 // memory: the displacement; immediate: the value, sign-extended as x86asm reports it
 }
 
 // Inst is one decoded instruction, with its operands resolved for the
@@ -291,7 +290,7 @@ func regOperand(r x86asm.Reg) (operand, bool) {
 
 // memOperand resolves a memory operand of size bytes.
 func memOperand(m x86asm.Mem, size int) (operand, error) {
-	o := operand{kind: kindMem, size: uint8(size), base: noBase, index: noBase, scale: m.Scale, disp: m.Disp}
+	o := operand{kind: kindMem, size: uint8(size), base: noBase, index: noBase, scale: m.Scale, val: m.Disp}
 	switch m.Segment {
 	case 0, x86asm.CS, x86asm.DS, x86asm.ES, x86asm.SS: // ignored in 64-bit mode
 	default:
@@ -328,7 +327,7 @@ func arg(ai *x86asm.Inst, i, size int) (operand, error) {
 	case x86asm.Mem:
 		return memOperand(a, size)
 	case x86asm.Imm:
-		return operand{kind: kindImm, imm: int64(a)}, nil
+		return operand{kind: kindImm, val: int64(a)}, nil
 	}
 	return operand{}, errOperandForm
 }

@@ -148,7 +148,7 @@ func (r *Regs) set(o *operand, v uint64) {
 
 // addr computes the effective address of a memory operand.
 func (r *Regs) addr(o *operand, next uint64) uint64 {
-	a := uint64(o.disp)
+	a := uint64(o.val)
 	switch o.base {
 	case noBase:
 	case ripBase:
@@ -169,7 +169,7 @@ func (r *Regs) read(o *operand, size uint8, bus isa.Bus, next uint64, reg uint8)
 	case kindReg:
 		return r.get(o), nil
 	case kindImm:
-		return uint64(o.imm) & sizeMask[size], nil
+		return uint64(o.val) & sizeMask[size], nil
 	}
 	return bus.Load(r.addr(o, next), int(size), reg)
 }
@@ -254,7 +254,7 @@ func execute(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) 
 		if err != nil {
 			return isa.FlowNext, err
 		}
-		r.R[RSP] += uint64(s.imm) & 0xffff
+		r.R[RSP] += uint64(s.val) & 0xffff
 		r.RIP = v
 		return isa.FlowReturn, nil
 	case x86asm.PUSH:
@@ -378,7 +378,7 @@ func execute(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) 
 			if a, err = r.read(s, size, bus, next, d.reg); err != nil {
 				return isa.FlowNext, err
 			}
-			r.set(d, r.imul(a, uint64(inst.src2.imm), size))
+			r.set(d, r.imul(a, uint64(inst.src2.val), size))
 			break
 		}
 		b, err := r.read(s, size, bus, next, d.reg)
@@ -543,7 +543,7 @@ func shift(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) 
 	if err != nil {
 		return isa.FlowNext, err
 	}
-	n := uint64(inst.src.imm)
+	n := uint64(inst.src.val)
 	if inst.src.kind == kindReg {
 		n = r.R[RCX]
 	}

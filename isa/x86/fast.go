@@ -60,7 +60,7 @@ func (r *Regs) value(o *operand, size uint8) uint64 {
 	if o.kind == kindReg {
 		return r.get(o)
 	}
-	return uint64(o.imm) & sizeMask[size]
+	return uint64(o.val) & sizeMask[size]
 }
 
 func b2u(b bool) uint64 {

@@ -114,7 +114,7 @@ func immOrCL(o *operand) bool {
 // count reads a shift or rotate count operand and masks it to 5 bits (6
 // for 64-bit operands), as every shift and rotate does.
 func (r *Regs) count(o *operand, size uint8) uint64 {
-	n := uint64(o.imm)
+	n := uint64(o.val)
 	if o.kind == kindReg {
 		n = r.R[RCX]
 	}
@@ -483,7 +483,7 @@ func (r *Regs) bitTest(inst *Resolved, bus isa.Bus, next uint64) error {
 	nbits := uint64(size) * 8
 	var off uint64
 	if s.kind == kindImm {
-		off = uint64(s.imm) & (nbits - 1)
+		off = uint64(s.val) & (nbits - 1)
 	} else {
 		off = r.get(s)
 	}
