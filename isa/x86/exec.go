@@ -543,6 +543,17 @@ func shift(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) 
 	if err != nil {
 		return isa.FlowNext, err
 	}
+	res := r.shift(inst, v)
+	if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
+		return isa.FlowNext, err
+	}
+	r.RIP = next
+	return isa.FlowNext, nil
+}
+
+// shift is SHL, SHR or SAR of v by inst's count, with the flags.
+func (r *Regs) shift(inst *Resolved, v uint64) uint64 {
+	size := inst.size
 	n := uint64(inst.src.val)
 	if inst.src.kind == kindReg {
 		n = r.R[RCX]
@@ -552,33 +563,30 @@ func shift(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) 
 	} else {
 		n &= 31
 	}
+	if n == 0 {
+		return v
+	}
 	nbits := uint64(size) * 8
 	m := sizeMask[size]
-	res := v
-	if n != 0 {
-		switch inst.Op {
-		case x86asm.SHL:
-			res = v << n & m
-			r.CF = n <= nbits && v>>(nbits-n)&1 != 0
-			r.OF = (res>>(nbits-1)&1 != 0) != r.CF
-		case x86asm.SHR:
-			res = v >> n
-			r.CF = v>>(n-1)&1 != 0
-			r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
-		case x86asm.SAR:
-			sv := int64(signExtend(v, size))
-			res = uint64(sv>>n) & m
-			r.CF = sv>>(n-1)&1 != 0
-			r.OF = false
-		}
-		r.AF = false
-		r.result(res, size)
+	var res uint64
+	switch inst.Op {
+	case x86asm.SHL:
+		res = v << n & m
+		r.CF = n <= nbits && v>>(nbits-n)&1 != 0
+		r.OF = (res>>(nbits-1)&1 != 0) != r.CF
+	case x86asm.SHR:
+		res = v >> n
+		r.CF = v>>(n-1)&1 != 0
+		r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
+	case x86asm.SAR:
+		sv := int64(signExtend(v, size))
+		res = uint64(sv>>n) & m
+		r.CF = sv>>(n-1)&1 != 0
+		r.OF = false
 	}
-	if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
-		return isa.FlowNext, err
-	}
-	r.RIP = next
-	return isa.FlowNext, nil
+	r.AF = false
+	r.result(res, size)
+	return res
 }
 
 // imul returns the truncated signed product of a and b (both size bytes)

@@ -6,7 +6,7 @@ import (
 
 // The fast path of Exec: the commonest forms of compiled code (mov between
 // registers, immediates and memory, the two-operand ALU instructions on a
-// register, push and pop of a register) run in Exec's own switch, without
+// register, push and pop of a register, shifts of a register) run in Exec's own switch, without
 // the general path's calls. compile marks them (Inst.fast); the result is
 // the general path's, register for register, flag for flag and access for
 // access (TestFastPathIsTheGeneralPath).
@@ -20,6 +20,7 @@ const (
 	fastALU         // ADD … TEST reg, reg/imm
 	fastPush        // PUSH reg64
 	fastPop         // POP reg64
+	fastShift       // SHL, SHR, SAR reg, imm/CL
 )
 
 // fastForm returns the fast form of a compiled inst, or fastNone.
@@ -42,6 +43,10 @@ func fastForm(inst *Resolved) uint8 {
 		x86asm.CMP, x86asm.TEST:
 		if d == kindReg && (s == kindReg || s == kindImm) {
 			return fastALU
+		}
+	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
+		if d == kindReg && (s == kindImm || s == kindReg) {
+			return fastShift
 		}
 	case x86asm.PUSH:
 		if d == kindReg && inst.dst.size == 8 {

@@ -83,6 +83,8 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			}
 		case fastPush:
 			err = r.push(bus, r.get(d), d.reg)
+		case fastShift:
+			r.set(d, r.shift(inst, r.get(d)))
 		case fastPop:
 			var v uint64
 			if v, err = r.pop(bus, d.reg); err == nil {
