@@ -39,8 +39,10 @@ type core interface {
 	// reg returns register r (the ISA's own number) of task t.
 	reg(t int8, r int) uint64
 	// hashTask feeds task t's registers to h, each value through rb (its
-	// addresses in the task's own stack relative to the stack: symmetry.go).
-	hashTask(h *hasher, t int8, rb *rebase)
+	// addresses in the task's own stack relative to the stack: symmetry.go),
+	// and returns both (by value, so that a caller's hasher stays on its
+	// stack).
+	hashTask(h hasher, t int8, rb rebase) (hasher, rebase)
 	// copyInto makes dst (reused when it is a core of the same kind, else
 	// allocated) a copy of this core and returns it.
 	copyInto(dst core) core

@@ -38,12 +38,13 @@ func (k *armCore) arg(t int8, i int) uint64 { return uint64(k.regs[t].R[i]) }
 func (k *armCore) ret(t int8) uint64        { return uint64(k.regs[t].R[arm.R0]) }
 func (k *armCore) reg(t int8, r int) uint64 { return uint64(k.regs[t].R[r]) }
 
-func (k *armCore) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *armCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.R {
 		h.u64(rb.v(uint64(v)))
 	}
 	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
+	return h, rb
 }
 
 func (k *armCore) copyInto(dst core) core { return copyCore(k, dst) }

@@ -47,7 +47,7 @@ func (k *arm64Core) reg(t int8, r int) uint64 {
 	return k.regs[t].PC
 }
 
-func (k *arm64Core) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *arm64Core) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.X {
 		h.u64(rb.v(v))
@@ -55,6 +55,7 @@ func (k *arm64Core) hashTask(h *hasher, t int8, rb *rebase) {
 	h.u64(rb.v(r.SP))
 	h.u64(rb.v(r.PC))
 	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
+	return h, rb
 }
 
 func (k *arm64Core) copyInto(dst core) core { return copyCore(k, dst) }

@@ -58,7 +58,7 @@ func (k *riscvCore) arg(t int8, i int) uint64 { return k.regs[t].X[riscv.A0+i] }
 func (k *riscvCore) ret(t int8) uint64        { return k.regs[t].X[riscv.A0] }
 func (k *riscvCore) reg(t int8, r int) uint64 { return k.regs[t].X[r] }
 
-func (k *riscvCore) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *riscvCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.X[1:] {
 		h.u64(rb.v(v))
@@ -66,6 +66,7 @@ func (k *riscvCore) hashTask(h *hasher, t int8, rb *rebase) {
 	h.u64(rb.v(r.PC))
 	h.u64(b2u(r.Reserved) | uint64(r.ResSize)<<8)
 	h.u64(rb.v(r.ResAddr))
+	return h, rb
 }
 
 func (k *riscvCore) copyInto(dst core) core { return copyCore(k, dst) }

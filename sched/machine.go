@@ -223,8 +223,12 @@ type Machine struct {
 	syncStep [MaxCPUs]int    // for explanations: when and why each CPU last synchronized
 	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
 	fetchBuf fetchVariant
-	done     bool
-	tr       tracerState // the tracer kernel's state (tracer.go)
+	// Bytes handed to the core's decode and cmodxOK (interface calls: a
+	// local array passed there would be allocated on every call).
+	decodeBuf [maxFetch]byte
+	cmodxBuf  [2][8]byte
+	done      bool
+	tr        tracerState // the tracer kernel's state (tracer.go)
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
 	ref *detect.Results
@@ -691,7 +695,7 @@ func (m *Machine) cpuRecord(c int) uint64 {
 // stack and (strict) pass record, addresses rebased by rb.
 func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	tk := &m.tasks[t]
-	m.core.hashTask(h, t, rb)
+	*h, *rb = m.core.hashTask(*h, t, *rb)
 	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
 	if tk.link.on {
 		h.u64(rb.v(tk.link.val) ^ rb.v(tk.link.from)<<1 ^ uint64(tk.link.src)<<56)

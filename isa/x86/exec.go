@@ -104,7 +104,8 @@ func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		return isa.FlowNext, execError(inst, pc, inst.err)
 	}
 	if inst.int3 {
-		return isa.FlowNext, execError(inst, pc, isa.ErrBreakpoint)
+		// execError's fault without decoding again: int3 is the one byte cc.
+		return isa.FlowNext, &isa.Fault{PC: pc, Bytes: []byte{0xcc}, Disasm: "int3", Err: isa.ErrBreakpoint}
 	}
 	flow, err := execute(inst, r, bus, pc)
 	if err != nil {
