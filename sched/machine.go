@@ -183,7 +183,7 @@ type Machine struct {
 	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 
 	cpus  [MaxCPUs]CPU
-	tasks [MaxTasks]Task
+	tasks []Task // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
 	runq  [MaxTasks]int8
 	nrunq int8
 
@@ -367,6 +367,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	for c := range m.cpus {
 		m.cpus[c].Cur = -1
 	}
+	m.tasks = make([]Task, cfg.Tasks+1)
 	for t := 0; t <= cfg.Tasks; t++ {
 		task := &m.tasks[t]
 		task.State = Runnable
@@ -374,9 +375,6 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		task.Pass.Site = -1
 		k.reset(int8(t), img.Entry, m.stackTop(t))
 		m.enqueue(int8(t))
-	}
-	for i := int(cfg.Tasks) + 1; i < MaxTasks; i++ {
-		m.tasks[i].State = Exited
 	}
 	// Boot: ftrace_init() puts every site into its disabled form before
 	// anything runs.
@@ -523,8 +521,9 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced
-	hz, wt, k := m.hazards, m.wtrans, m.core
+	hz, wt, k, tasks := m.hazards, m.wtrans, m.core, m.tasks
 	*m = *src
+	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
 	m.wtrans = append(wt[:0], src.wtrans...)
 	m.text = append(text[:0], src.text...)
