@@ -19,8 +19,11 @@ import (
 //   - the link and return conventions the detectors need (which stack
 //     slots hold a saved link value, which loads restore one);
 //   - naming registers and rendering bytes for reports;
-//   - its own tight loop over plain instructions (RunLocal's inner loop),
-//     so that straight-line code costs no interface call per instruction.
+//   - its own tight loop over plain instructions (RunLocal's inner loop:
+//     the ISA package's Run over the core's table of plain decodings, which
+//     stops at every step the detectors must see), so that straight-line
+//     code costs no interface call, and mostly no call at all, per
+//     instruction.
 //
 // Everything else (the worker step, site passes, detectors, the
 // scheduler, the patcher and the kernel services) is written once, in
