@@ -26,6 +26,7 @@ import (
 //	__ctzdi2(x), __ffsdi2(x)             trailing zeros; 1 + the lowest set bit's index, 0 for 0
 //	__clrsbsi2(x), __clrsbdi2(x)         leading redundant sign bits
 //	__bswapsi2(x), __bswapdi2(x)         bytes reversed
+//	memcpy(d, s, n), memmove(d, s, n), memset(d, c, n)   returning d
 //
 // and the GNU names of the same functions (__udivsi3, __divsi3,
 // __umodsi3, __modsi3, __udivdi3, __divdi3, __umoddi3, __moddi3,
@@ -33,7 +34,10 @@ import (
 // libgcc (GCC internals, "Integer library routines"), which gcc calls for
 // __builtin_popcount, parity, ctzll, ffsll, clrsb and, at -Os, bswap
 // (Linux links __ctzdi2 from lib/clz_ctz.c and the byte swaps from
-// arch/arm/lib/bswapsdi2.S; its own code avoids the others). They use only
+// arch/arm/lib/bswapsdi2.S; its own code avoids the others), and memcpy,
+// memmove and memset, which gcc calls for struct copies and zeroing (the
+// kernel links its own, arch/arm/lib/mem*.S; these move a byte at a time,
+// the same result). They use only
 // r0-r3, r12, the flags and lr (as the ABI allows); the 64-bit divisions,
 // the signed wrappers and __popcountdi2 save r4-r8 on the stack. For 0,
 // __ctzdi2 returns 31, what libgcc's returns on ARM (C leaves it undefined).
@@ -71,6 +75,7 @@ var libgccAliases = map[string]string{
 	"__ctzdi2": "__ctzdi2", "__ffsdi2": "__ffsdi2",
 	"__clrsbsi2": "__clrsbsi2", "__clrsbdi2": "__clrsbdi2",
 	"__bswapsi2": "__bswapsi2", "__bswapdi2": "__bswapdi2",
+	"memcpy": "memcpy", "memmove": "memmove", "memset": "memset",
 }
 
 // IsARMHelper reports whether name is one of the run-time helpers that
@@ -392,6 +397,38 @@ func libgccCode() []lgItem {
 	w(reg(arm.MOV, false, r0, 0, r3))
 	w(ret)
 
+	// memcpy, memmove, memset (the kernel's arch/arm/lib/mem*.S; gcc calls
+	// them for struct copies and zeroing): byte loops, returning dst.
+	lab("memcpy")
+	w(reg(arm.MOV, false, r3, 0, r0))
+	lab(".mcpy")
+	w(imm(arm.SUB, true, r2, r2, 1))
+	w(arm.LdrbPost(ip, r1, 1).If(arm.PL))
+	w(arm.StrbPost(ip, r3, 1).If(arm.PL))
+	b(arm.PL, ".mcpy")
+	w(ret)
+	lab("memmove") // forward unless dst overlaps the source from above
+	w(reg(arm.CMP, true, 0, r0, r1))
+	b(arm.LS, "memcpy")
+	w(reg(arm.ADD, false, r3, r1, r2))
+	w(reg(arm.CMP, true, 0, r0, r3))
+	b(arm.CS, "memcpy")
+	w(reg(arm.ADD, false, r3, r0, r2))
+	w(reg(arm.ADD, false, r1, r1, r2))
+	lab(".mmov")
+	w(imm(arm.SUB, true, r2, r2, 1))
+	w(arm.LdrbPre(ip, r1, -1).If(arm.PL))
+	w(arm.StrbPre(ip, r3, -1).If(arm.PL))
+	b(arm.PL, ".mmov")
+	w(ret)
+	lab("memset")
+	w(reg(arm.MOV, false, r3, 0, r0))
+	lab(".mset")
+	w(imm(arm.SUB, true, r2, r2, 1))
+	w(arm.StrbPost(r1, r3, 1).If(arm.PL))
+	b(arm.PL, ".mset")
+	w(ret)
+
 	// The aliases: a branch to the routine.
 	for _, n := range ARMHelpers() {
 		if to := libgccAliases[n]; to != n {
@@ -403,8 +440,9 @@ func libgccCode() []lgItem {
 }
 
 // libgcc emits the helper library at the current pc: every helper name
-// becomes a symbol of the image.
-func (a armText) libgcc() {
+// becomes a symbol of the image, but the names defined reports (the
+// object's own functions: a memcpy of its own stays the only memcpy).
+func (a armText) libgcc(defined func(string) bool) {
 	code := libgccCode()
 	labels := map[string]uint64{}
 	pc := a.pc()
@@ -417,7 +455,7 @@ func (a armText) libgcc() {
 	}
 	for _, it := range code {
 		switch {
-		case it.label != "" && it.label[0] != '.':
+		case it.label != "" && it.label[0] != '.' && !defined(it.label):
 			a.sym(it.label)
 		case it.label != "":
 		case it.br != "":

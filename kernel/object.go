@@ -233,11 +233,11 @@ func (l *linker) link() (*Object, error) {
 		l.a.end()
 		switch l.arch {
 		case ARM:
-			armText{l.a}.libgcc()
+			armText{l.a}.libgcc(l.defines)
 		case RISCV64:
-			rvText{l.a}.libgcc()
+			rvText{l.a}.libgcc(l.defines)
 		case ARM64:
-			arm64Text{l.a}.libgcc()
+			arm64Text{l.a}.libgcc(l.defines)
 		}
 	}
 	var stubs []string
@@ -263,6 +263,16 @@ func (l *linker) link() (*Object, error) {
 	img.Stubs = stubs
 	sort.SliceStable(img.Sites, func(i, j int) bool { return img.Sites[i].Addr < img.Sites[j].Addr })
 	return &Object{Image: img, Return: l.ret, Stubs: stubs, Helpers: helpers}, nil
+}
+
+// defines reports whether the object defines a symbol named name.
+func (l *linker) defines(name string) bool {
+	for _, s := range l.f.Symbols {
+		if s.Name == name && s.Section != elf.SHN_UNDEF {
+			return true
+		}
+	}
+	return false
 }
 
 // worker emits the workload loop.
