@@ -496,8 +496,12 @@ func miscForms() []qform {
 		simple("usat", func(g *qgen) uint32 {
 			return 0xe6e00010 | uint32(g.rng.IntN(32))<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | uint32(g.rng.IntN(2))<<6 | g.reg()
 		}),
-		simple("pkhbt", func(g *qgen) uint32 { return 0xe6800010 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | g.reg() }),
-		simple("pkhtb", func(g *qgen) uint32 { return 0xe6800050 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | g.reg() }),
+		simple("pkhbt", func(g *qgen) uint32 {
+			return 0xe6800010 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | g.reg()
+		}),
+		simple("pkhtb", func(g *qgen) uint32 {
+			return 0xe6800050 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | g.reg()
+		}),
 	}
 }
 
