@@ -456,7 +456,13 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 			return isa.FlowNext, err
 		}
 	default:
+		if inst.str != strNone {
+			return execString(inst, r, bus, pc)
+		}
 		ok, err := execInt(inst, r, bus, next)
+		if !ok {
+			ok, err = execMore(inst, r, bus, next)
+		}
 		if !ok {
 			return isa.FlowNext, isa.ErrUnsupported
 		}
