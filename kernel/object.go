@@ -50,7 +50,7 @@ type Object struct {
 	Stubs []string
 	// Helpers names the run-time helpers (__aeabi_uidiv, __clzdi2, ...)
 	// the object calls, linked to real code (see IsARMHelper,
-	// IsRISCVHelper and IsARM64Helper).
+	// IsRISCVHelper, IsARM64Helper and IsX86Helper).
 	Helpers []string
 }
 
@@ -82,11 +82,12 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	the object's executable sections, in section order
 //	the trampolines and hook stubs of Build
 //	when the object calls one, the run-time helpers (libgcc.go,
-//	libgccrv.go, libgcca64.go): on ARM __aeabi_uidiv and the other
+//	libgccrv.go, libgcca64.go, libgccx86.go): on ARM __aeabi_uidiv and the other
 //	division, shift and multiply helpers as real A32 code; on riscv64
 //	__clzdi2, __ctzdi2, __popcountdi2 and the other bit and 128-bit shift
 //	helpers as RV64 code; on arm64 __popcountdi2, __paritydi2 and the
-//	128-bit shifts as A64 code
+//	128-bit shifts as A64 code; on x86-64 __popcountdi2, __paritydi2,
+//	memset, memcpy and memmove as x86-64 code
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
@@ -238,6 +239,8 @@ func (l *linker) link() (*Object, error) {
 			rvText{l.a}.libgcc(l.defines)
 		case ARM64:
 			arm64Text{l.a}.libgcc(l.defines)
+		case X86:
+			x86Text{l.a}.libgcc(l.defines)
 		}
 	}
 	var stubs []string

@@ -1369,23 +1369,57 @@ NOINLINE int d_structret(u32 seed, int n, u32 d)
 }
 
 /* The atomics the kernel's lib uses on memory of its own (lock xadd,
- * lock cmpxchg, xchg, lock or/and/bts), on locals. */
+ * lock cmpxchg, xchg, lock or/and/bts), on locals. ARMv5 has no atomic
+ * instructions (gcc calls libgcc's kernel-helper routines) and gcc's
+ * arm64 atomics are out-of-line calls by default (-moutline-atomics, which
+ * the kernel does not use): there the same read-modify-writes are plain. */
+#if defined(__x86_64__) || defined(__riscv)
+#define FETCH_ADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST)
+#define FETCH_OR(p, v) __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST)
+#define FETCH_AND(p, v) __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST)
+#define SUB_FETCH(p, v) __atomic_sub_fetch(p, v, __ATOMIC_SEQ_CST)
+#define EXCHANGE(p, v) __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST)
+#define CAS(p, o, v) __atomic_compare_exchange_n(p, o, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+#else
+static inline u32 fetch_add(u32 *p, u32 v) { u32 o = *p; *p = o + v; return o; }
+static inline u32 fetch_or(u32 *p, u32 v) { u32 o = *p; *p = o | v; return o; }
+static inline u64 fetch_or64(u64 *p, u64 v) { u64 o = *p; *p = o | v; return o; }
+static inline u64 fetch_and64(u64 *p, u64 v) { u64 o = *p; *p = o & v; return o; }
+static inline u64 sub_fetch64(u64 *p, u64 v) { return *p -= v; }
+static inline u32 exchange(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
+static inline int cas(u32 *p, u32 *o, u32 v)
+{
+	if (*p == *o) {
+		*p = v;
+		return 1;
+	}
+	*o = *p;
+	return 0;
+}
+#define FETCH_ADD(p, v) fetch_add(p, v)
+#define FETCH_OR(p, v) _Generic(*(p), u64: fetch_or64, default: fetch_or)(p, v)
+#define FETCH_AND(p, v) fetch_and64(p, v)
+#define SUB_FETCH(p, v) sub_fetch64(p, v)
+#define EXCHANGE(p, v) exchange(p, v)
+#define CAS(p, o, v) cas(p, o, v)
+#endif
+
 NOINLINE u32 d_atomics(u32 a, u32 b, int n)
 {
 	u32 v = a;
 	u64 w = join(b, a);
 	u32 r = 0;
 	for (int i = 0; i < n; i++) {
-		r += __atomic_fetch_add(&v, b + (u32)i, __ATOMIC_SEQ_CST);
+		r += FETCH_ADD(&v, b + (u32)i);
 		u32 old = v, want = old * 3 + 1;
-		r += (u32)__atomic_compare_exchange_n(&v, &old, want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		r += (u32)CAS(&v, &old, want);
 		u32 stale = old + 5;
-		r += (u32)__atomic_compare_exchange_n(&v, &stale, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) * 7 + stale;
-		r ^= __atomic_exchange_n(&v, v ^ 0x55aa, __ATOMIC_SEQ_CST);
-		__atomic_fetch_or(&w, 1ull << (i & 63), __ATOMIC_SEQ_CST);
-		__atomic_fetch_and(&w, ~(1ull << ((i * 7) & 63)), __ATOMIC_SEQ_CST);
-		r += (u32)__atomic_sub_fetch(&w, 3, __ATOMIC_SEQ_CST);
-		r += (u32)(__atomic_fetch_or(&v, 1u << (i & 31), __ATOMIC_SEQ_CST) >> (i & 31) & 1);
+		r += (u32)CAS(&v, &stale, 0) * 7 + stale;
+		r ^= EXCHANGE(&v, v ^ 0x55aa);
+		FETCH_OR(&w, 1ull << (i & 63));
+		FETCH_AND(&w, ~(1ull << ((i * 7) & 63)));
+		r += (u32)SUB_FETCH(&w, 3);
+		r += (u32)(FETCH_OR(&v, 1u << (i & 31)) >> (i & 31) & 1);
 	}
 	return r ^ v ^ squash(w);
 }
