@@ -1,7 +1,7 @@
 package kernel
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/mcountsim/mcountsim/isa/arm64"
 )
@@ -31,21 +31,10 @@ var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__as
 
 // IsARM64Helper reports whether name is one of the arm64 run-time helpers
 // that LinkObject links as real A64 code rather than as a stub.
-func IsARM64Helper(name string) bool {
-	for _, n := range a64HelperNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func IsARM64Helper(name string) bool { return slices.Contains(a64HelperNames, name) }
 
 // ARM64Helpers lists the arm64 helper names, sorted.
-func ARM64Helpers() []string {
-	out := append([]string(nil), a64HelperNames...)
-	sort.Strings(out)
-	return out
-}
+func ARM64Helpers() []string { return slices.Sorted(slices.Values(a64HelperNames)) }
 
 // a64Item is one line of the helper library: a label, an instruction, or a
 // conditional branch (B.cond, or CBZ of reg when cbz) to a label.
@@ -130,7 +119,6 @@ func a64HelperCode() []a64Item {
 		lab(done)
 		w(ret)
 	}
-
 	// memcpy, memmove, memset (the kernel's arch/arm64/lib/mem*.S): byte
 	// loops, returning dst.
 	cbz := func(r int, to string) { c = append(c, a64Item{br: to, cbz: true, reg: r}) }
@@ -179,27 +167,13 @@ func must64(w arm64.Word, ok bool) arm64.Word {
 // name becomes a symbol of the image, but the names defined reports (the
 // object's own functions).
 func (a arm64Text) libgcc(defined func(string) bool) {
-	code := a64HelperCode()
-	labels := map[string]uint64{}
-	pc := a.pc()
-	for _, it := range code {
-		if it.label != "" {
-			labels[it.label] = pc
-			continue
-		}
-		pc += 4
-	}
-	for _, it := range code {
+	emitHelpers(a.asm, a64HelperCode(), defined, func(it a64Item) string { return it.label }, func(it a64Item, pc uint64, labels map[string]uint64) []byte {
 		switch {
-		case it.label != "" && it.label[0] != '.' && !defined(it.label):
-			a.sym(it.label)
-		case it.label != "":
 		case it.br != "" && it.cbz:
-			a.w(a.ok(arm64.Cbz(it.reg, a.pc(), labels[it.br])))
+			return a.ok(arm64.Cbz(it.reg, pc, labels[it.br])).Bytes()
 		case it.br != "":
-			a.w(a.ok(arm64.BCond(it.cond, a.pc(), labels[it.br])))
-		default:
-			a.w(it.w)
+			return a.ok(arm64.BCond(it.cond, pc, labels[it.br])).Bytes()
 		}
-	}
+		return it.w.Bytes()
+	})
 }

@@ -1,7 +1,7 @@
 package kernel
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/mcountsim/mcountsim/isa/riscv"
 )
@@ -43,21 +43,10 @@ var rvHelperNames = []string{"__clzdi2", "__ctzdi2", "__ffsdi2", "__popcountdi2"
 
 // IsRISCVHelper reports whether name is one of the riscv64 run-time
 // helpers that LinkObject links as real RV64 code rather than as a stub.
-func IsRISCVHelper(name string) bool {
-	for _, n := range rvHelperNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func IsRISCVHelper(name string) bool { return slices.Contains(rvHelperNames, name) }
 
 // RISCVHelpers lists the riscv64 helper names, sorted.
-func RISCVHelpers() []string {
-	out := append([]string(nil), rvHelperNames...)
-	sort.Strings(out)
-	return out
-}
+func RISCVHelpers() []string { return slices.Sorted(slices.Values(rvHelperNames)) }
 
 // rvItem is one line of the helper library: a label, an instruction, or a
 // branch (beq/bne/bltu... of rs1, rs2, or jal x0) to a label.
@@ -87,30 +76,28 @@ func rvHelperCode() []rvItem {
 	n := 0
 	local := func() string { n++; return ".L" + string(rune('a'+n/26)) + string(rune('a'+n%26)) }
 
-	// clz: a0 = leading zeros of a0, by halving: when the top sh bits of
-	// x are zero, count them and shift x up by sh. Uses t0, t1.
-	clz := func() {
+	// zeros: t1 = the zero bits at one end of a0, by halving: probe
+	// leaves in t0 the sh bits of x at that end; when they are zero,
+	// count them and shift them out of x with toward. Uses t0, t1.
+	zeros := func(probe, toward func(rd, rs1 int, sh uint) riscv.Word) {
 		w(riscv.Addi(t1, zero, 0))
 		for _, sh := range []uint{32, 16, 8, 4, 2, 1} {
 			skip := local()
-			w(riscv.Srli(t0, a0, 64-sh))
+			w(probe(t0, a0, 64-sh))
 			b(riscv.Bne, t0, zero, skip)
-			w(riscv.Addi(t1, t1, int32(sh)), riscv.Slli(a0, a0, sh))
+			w(riscv.Addi(t1, t1, int32(sh)), toward(a0, a0, sh))
 			lab(skip)
 		}
+	}
+	// clz: a0 = leading zeros of a0, from the top.
+	clz := func() {
+		zeros(riscv.Srli, riscv.Slli)
 		// x is 0 only if a0 was: its top bit adds the 64th zero.
 		w(riscv.Srli(t0, a0, 63), riscv.Xori(t0, t0, 1), riscv.Add(a0, t1, t0))
 	}
 	// ctz: a0 = trailing zeros of a0, the same from the bottom.
 	ctz := func() {
-		w(riscv.Addi(t1, zero, 0))
-		for _, sh := range []uint{32, 16, 8, 4, 2, 1} {
-			skip := local()
-			w(riscv.Slli(t0, a0, 64-sh))
-			b(riscv.Bne, t0, zero, skip)
-			w(riscv.Addi(t1, t1, int32(sh)), riscv.Srli(a0, a0, sh))
-			lab(skip)
-		}
+		zeros(riscv.Slli, riscv.Srli)
 		// x is 0 only if a0 was: then -1, as libgcc's (0 - 1 or'ed in).
 		w(riscv.Andi(t0, a0, 1), riscv.Addi(t0, t0, -1), riscv.Or(a0, t1, t0))
 	}
@@ -210,7 +197,6 @@ func rvHelperCode() []rvItem {
 		lab(done)
 		w(ret)
 	}
-
 	// memcpy, memmove, memset (the kernel's arch/riscv/lib/mem*.S): byte
 	// loops, returning dst.
 	lab("memcpy")
@@ -248,27 +234,13 @@ func rvHelperCode() []rvItem {
 // defined reports (the object's own functions).
 func (a rvText) libgcc(defined func(string) bool) {
 	a.align4()
-	code := rvHelperCode()
-	labels := map[string]uint64{}
-	pc := a.pc()
-	for _, it := range code {
-		if it.label != "" {
-			labels[it.label] = pc
-			continue
-		}
-		pc += 4
-	}
-	for _, it := range code {
+	emitHelpers(a.asm, rvHelperCode(), defined, func(it rvItem) string { return it.label }, func(it rvItem, pc uint64, labels map[string]uint64) []byte {
 		switch {
-		case it.label != "" && it.label[0] != '.' && !defined(it.label):
-			a.sym(it.label)
-		case it.label != "":
 		case it.br != "" && it.cond == nil:
-			a.w(a.ok(riscv.Jal(riscv.Zero, a.pc(), labels[it.br])))
+			return a.ok(riscv.Jal(riscv.Zero, pc, labels[it.br])).Bytes()
 		case it.br != "":
-			a.w(a.ok(it.cond(it.rs1, it.rs2, a.pc(), labels[it.br])))
-		default:
-			a.w(it.w)
+			return a.ok(it.cond(it.rs1, it.rs2, pc, labels[it.br])).Bytes()
 		}
-	}
+		return it.w.Bytes()
+	})
 }

@@ -16,45 +16,6 @@ import (
 // linker relaxation not performed (R_RISCV_RELAX and R_RISCV_ALIGN leave
 // the code as the assembler wrote it, which runs the same).
 
-// riscvLayout classifies the object's sites: auipc ra + jalr ra to
-// _mcount (-pg: era 0), 16 bytes of NOPs at the entry (=8 with RVC: era
-// 1), 8 bytes (=4 with RVC or =2 without: era 2), or 8 bytes before the
-// entry and 8 at it (=8,4 with RVC: era 3).
-func (l *linker) riscvLayout(found []objfile.Site) error {
-	return l.oneLayout(found, "era ", RVAtomic, func(s objfile.Site, code []byte) (string, error) {
-		switch n := rvNopBytes(code, s.SectionOffset); {
-		case s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount":
-			return RVMcount, nil
-		case !s.HasMethod(objfile.MethodPFE):
-		case s.FunctionOffset == 0 && n == 16:
-			return RVPFE16, nil
-		case s.FunctionOffset == 0 && n >= 8 && n < 16:
-			return RVPFE8, nil
-		case s.FunctionOffset == -8 && n >= 16:
-			return RVAtomic, nil
-		}
-		return "", l.errorf("site at %s (%s) is not an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4", s.FunctionRef(), s.Disasm)
-	})
-}
-
-// rvNopBytes counts the bytes of nop and c.nop from off.
-func rvNopBytes(b []byte, off uint64) int {
-	n := 0
-	for o := off; o+2 <= uint64(len(b)); {
-		switch {
-		case binary.LittleEndian.Uint16(b[o:]) == uint16(riscv.CNop()):
-			o += 2
-			n += 2
-		case o+4 <= uint64(len(b)) && binary.LittleEndian.Uint32(b[o:]) == uint32(riscv.Nop()):
-			o += 4
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
-}
-
 // workerRISCV emits the workload loop: a kthread frame, then per
 // iteration a0-a7 loaded from a data segment of the arguments, call
 // cfg.Function, call schedule; then do_exit.
@@ -93,25 +54,17 @@ func (l *linker) stubRISCV() {
 	a.w(riscv.Ret())
 }
 
-// sitesRISCV adds the image's sites in the object's era.
-func (l *linker) sitesRISCV(found []objfile.Site) {
-	img := l.a.img
-	for _, s := range found {
-		fn, p, ok := l.placed(s)
-		if !ok {
-			continue
-		}
-		switch l.prologue {
-		case RVPFE16:
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 16, Call: p})
-		case RVAtomic:
-			// The patchable words are the 8 bytes at the entry; rec->ip
-			// is the jalr slot (ftrace_call_adjust: addr + 4).
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p + 8, Len: 8, Call: p + 12})
-		default: // era 0's auipc+jalr, era 2's 8 bytes
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 8, Call: p})
-		}
+// siteRISCV is the site of function fn at p in the object's era.
+func (l *linker) siteRISCV(_ objfile.Site, fn string, p uint64) (Site, error) {
+	switch l.prologue {
+	case RVPFE16:
+		return Site{Func: fn, Addr: p, Len: 16, Call: p}, nil
+	case RVAtomic:
+		// The patchable words are the 8 bytes at the entry; rec->ip is
+		// the jalr slot (ftrace_call_adjust: addr + 4).
+		return Site{Func: fn, Addr: p + 8, Len: 8, Call: p + 12}, nil
 	}
+	return Site{Func: fn, Addr: p, Len: 8, Call: p}, nil // era 0's auipc+jalr, era 2's 8 bytes
 }
 
 // checkRISCV refuses a text that reaches the ftrace data at RISCVData,
@@ -179,11 +132,7 @@ func riscvReloc(t uint32) int {
 
 // applyRISCV writes the field of r at p for symbol value s.
 func (l *linker) applyRISCV(field []byte, p uint64, r objfile.Reloc, s uint64, where string) error {
-	tname := l.f.RelocTypeName(r.Type)
-	sa := int64(s) + r.Addend
-	d := sa - int64(p)
-	fits := func(v int64, bits uint) bool { return v >= -(1<<(bits-1)) && v < 1<<(bits-1) }
-	bad := func() error { return l.errorf("%s at %s: target %#x out of range", tname, where, uint64(sa)) }
+	tname, sa, d, bad := l.relocValues(p, r, s, where)
 	le := binary.LittleEndian
 	w := func() uint32 { return le.Uint32(field) }
 	put := func(v uint32) { le.PutUint32(field, v) }
