@@ -87,9 +87,9 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	riscv64 __clzdi2, __ctzdi2, __popcountdi2 and the other bit and
 //	128-bit shift helpers as RV64 code; on arm64 __popcountdi2,
 //	__paritydi2 and the 128-bit shifts as A64 code; on x86-64
-//	__popcountdi2 and __paritydi2 as x86-64 code; and on every arch
-//	memset, memcpy and memmove (a name the object defines keeps the
-//	object's function)
+//	__popcountdi2, __paritydi2 and the string functions (strlen, strcmp,
+//	memcmp, ...) as x86-64 code; and on every arch memset, memcpy and
+//	memmove (a name the object defines keeps the object's function)
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
