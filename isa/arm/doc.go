@@ -20,6 +20,10 @@
 // an Inst), instruction after instruction, with data processing inline:
 // the plain loop of package sched; Exec is Run over a table of one.
 //
+// The saturating forms (SSAT, USAT, SMLA<x><y>, SMLAW<y>) set the sticky
+// Q flag on saturation or overflow; Q is not modelled, since nothing gcc
+// emits reads it (MRS is unsupported).
+//
 // Imports: package isa (Flow, Bus, Fault and the sentinels every ISA shares),
 // the standard library and armasm only. This package knows nothing
 // of tasks, schedulers, strategies or the x86 package.

@@ -2,6 +2,7 @@ package x86
 
 import (
 	"errors"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 )
@@ -46,12 +47,7 @@ func FuzzDecodeExec(f *testing.F) {
 		m.log = false
 		flow, err := Exec(inst, &r, m)
 		if err != nil {
-			var e *isa.Fault
-			if !errors.As(err, &e) || e.PC != pc ||
-				!errors.Is(err, isa.ErrUnsupported) && !errors.Is(err, isa.ErrMemory) && !errors.Is(err, isa.ErrBreakpoint) &&
-					!errors.Is(err, ErrDivide) {
-				t.Fatalf("exec error %v is not an *isa.Fault wrapping a sentinel", err)
-			}
+			isatest.Fault(t, err, pc, isa.ErrUnsupported, isa.ErrMemory, isa.ErrBreakpoint, ErrDivide)
 			return
 		}
 		if flow == isa.FlowNext && r.RIP != pc+uint64(inst.Len) {
