@@ -91,6 +91,10 @@ type Config struct {
 	// results instead (Results): the reference run; Record implies it.
 	Reference     *detect.Results
 	RecordResults bool
+	// NoQuiet turns off the reductions that rest on the reference run
+	// (quiet.go): loads from data pages it never wrote, and the
+	// patcher's stores to text no worker reached there, are then visible.
+	NoQuiet bool
 }
 
 func (c *Config) defaults() {
@@ -256,11 +260,16 @@ type static struct {
 	class     []uint8 // per text byte: classLocal/classVisible once known
 	fetch     *fetchStatic
 	traced    []bool // per text byte: the entry of a traced function (results.go; nil when unused)
+	// obs, per text byte: in the fetch window of an instruction a worker
+	// executed in the reference run, or loaded there; nil when the
+	// reduction of quiet.go is off.
+	obs []bool
 }
 
 type dataSeg struct {
 	addr, size, off uint64
 	ro              []bool // per page: read-only (memory.go); nil when none is
+	quiet           []bool // per page: quiet (quiet.go); nil when none is
 }
 
 // dataOff returns the offset into m.data of n bytes at addr, if they lie in
@@ -411,6 +420,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if err := m.initTracer(); err != nil {
 		return nil, err
 	}
+	m.initQuiet()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
 	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && cfg.Reference.Symmetric()
