@@ -145,7 +145,9 @@
 // holds as before. A value is taken for an address in its holder's stack
 // when it lies there (the workloads compute no numbers in the stack area;
 // their stack addresses all come from sp); a state in which some other
-// value near the stacks is held by a worker or lies in data, which the
+// value near the stacks is held by a worker or lies in data (on a
+// read-only page, in an aligned word: no task stores there, and a byte
+// table's entries can spell such a value astride two of them), which the
 // permutation would have to move with another task, is hashed exactly,
 // tasks by index. Schedules are recorded along the path actually taken,
 // so a counterexample replays even when it was found through a state that

@@ -89,3 +89,27 @@ func ProfileInst(m *Machine, t int) string {
 	}
 	return m.core.disasm(m, pc)
 }
+
+// ProfileDump summarizes the parts of m's state the hash reads, for the
+// profiler to show how two states differ.
+func ProfileDump(m *Machine) string {
+	var b strings.Builder
+	_, sym := m.hashSym()
+	fmt.Fprintf(&b, "sym=%v pop=%d.%d nwrites=%d done=%v\n", sym, m.pop, m.psub, m.nwrites, m.done)
+	for c := 0; c < m.cfg.CPUs; c++ {
+		fmt.Fprintf(&b, "cpu%d cur=%d rec=%x view=%x\n", c, m.cpus[c].Cur, m.cpuRecord(c), m.viewDigest(c))
+	}
+	for t := 0; t <= int(m.patcher); t++ {
+		tk := &m.tasks[t]
+		var h hasher
+		h.init()
+		var none rebase
+		m.core.hashTask(&h, int8(t), &none)
+		fmt.Fprintf(&b, "task%d state=%v regs=%x shadow=%d res=%v sum=%x\n", t, tk.State, h.sum(), tk.Shadow.N, tk.Results, m.stackSum[t])
+	}
+	var h hasher
+	h.init()
+	m.hashShared(&h)
+	fmt.Fprintf(&b, "shared=%x runq=%x\n", h.sum(), m.runnable())
+	return b.String()
+}

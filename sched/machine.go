@@ -264,6 +264,9 @@ type static struct {
 	// executed in the reference run, or loaded there; nil when the
 	// reduction of quiet.go is off.
 	obs []bool
+	// roData, per byte of data: on a read-only page (symmetry.go); nil
+	// when none is.
+	roData []bool
 }
 
 type dataSeg struct {
@@ -352,6 +355,19 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	m.text = append([]byte(nil), img.Text...)
 	if st.dataAt, m.data, err = mapData(img.Data); err != nil {
 		return nil, err
+	}
+	for _, d := range st.dataAt {
+		for p, ro := range d.ro {
+			if !ro {
+				continue
+			}
+			if st.roData == nil {
+				st.roData = make([]bool, len(m.data))
+			}
+			for i := d.off + uint64(p)*PageSize; i < d.off+uint64(p+1)*PageSize; i++ {
+				st.roData[i] = true
+			}
+		}
 	}
 	m.dataStack = m.stackWindows(0, len(m.data))
 	m.prov = make([]uint16, len(img.Text))

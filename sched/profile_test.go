@@ -66,6 +66,7 @@ func TestProfile(t *testing.T) {
 	byKey := map[string]int{}
 	byPC := map[string]int{}
 	states, steps := 0, 0
+	ends := map[string]bool{}
 	var dfs func(m *sched.Machine)
 	dfs = func(m *sched.Machine) {
 		var opts []sched.Action
@@ -82,6 +83,12 @@ func TestProfile(t *testing.T) {
 			}
 			opts = m.OptionsWithin(nil, bound)
 			if len(opts) == 0 {
+				if m.Done() && len(ends) < 4 {
+					d := sched.ProfileDump(m)
+					if !ends[d] {
+						ends[d] = true
+					}
+				}
 				return
 			}
 			if len(opts) > 1 {
@@ -138,6 +145,9 @@ func TestProfile(t *testing.T) {
 			fmt.Fprintf(&b, "%8d  %s\n", l[i].c, l[i].k)
 		}
 		t.Logf("%s (%d distinct):\n%s", name, len(l), b.String())
+	}
+	for d := range ends {
+		t.Logf("end state:\n%s", d)
 	}
 	top("states by key", byKey, 40)
 	top("running workers' pcs at branching states", byPC, 40)

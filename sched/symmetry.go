@@ -141,7 +141,11 @@ func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
 
 // stackWindows counts the 4-byte windows of data that overlap the n bytes
 // at off and hold a value in the stack window (see rebase): Machine.dataStack
-// is kept up to date by every store to data.
+// is kept up to date by every store to data. On read-only pages only the
+// aligned windows count: no task stores there, so what they hold is the
+// image's constants, and a constant is loaded from its own aligned word
+// (a table of bytes or halfwords such as 00 00 10 00 holds the pattern
+// 0x100000 astride two entries, a value no load of an entry returns).
 func (m *Machine) stackWindows(off uint64, n int) int {
 	lo, width := StackBase-m.st.stackArea, 3*m.st.stackArea
 	first, last := int(off)-3, int(off)+n-1
@@ -149,6 +153,9 @@ func (m *Machine) stackWindows(off uint64, n int) int {
 	last = min(last, len(m.data)-4)
 	c := 0
 	for i := first; i <= last; i++ {
+		if i%4 != 0 && m.st.roData != nil && m.st.roData[i] {
+			continue
+		}
 		if m.data[i+3] == 0 && uint64(le32(m.data[i:]))-lo <= width {
 			c++
 		}
