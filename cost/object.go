@@ -108,13 +108,8 @@ func MeasureObject(name string, raw []byte, strategies []*patch.Strategy, opts M
 	if err != nil {
 		return nil, err
 	}
-	var arch kernel.Arch
-	switch f.Arch {
-	case objfile.ArchARM:
-		arch = kernel.ARM
-	case objfile.ArchX86_64:
-		arch = kernel.X86
-	default:
+	arch, ok := kernel.ObjectArch(f.Arch)
+	if !ok || arch != kernel.ARM && arch != kernel.X86 {
 		return nil, fmt.Errorf("%s: %w: arch %v (cost --object reads ARM A32 and x86-64 objects)", name, kernel.ErrUnsupportedObject, f.Arch)
 	}
 	if len(strategies) == 0 {

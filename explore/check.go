@@ -250,16 +250,27 @@ func BoundOption(b int) int {
 	return b
 }
 
+// Size is a scenario's preemption model and counts, as a result's Space
+// and a report's config state them.
+type Size struct {
+	Preempt    string `json:"preempt"`
+	CPUs       int    `json:"cpus"`
+	Tasks      int    `json:"tasks"`
+	Iterations int    `json:"iterations"`
+	Toggles    int    `json:"toggles"`
+	Functions  int    `json:"functions"`
+}
+
+// Size returns the Size of s (s with its defaults filled in).
+func (s Scenario) Size() Size {
+	return Size{Preempt: s.Preempt.String(), CPUs: s.CPUs, Tasks: s.Tasks, Iterations: s.Iterations, Toggles: s.Toggles, Functions: s.Functions}
+}
+
 // Space says what a search covered.
 type Space struct {
-	Scenario    string `json:"scenario"`
-	Bound       int    `json:"bound"`
-	Preempt     string `json:"preempt"`
-	CPUs        int    `json:"cpus"`
-	Tasks       int    `json:"tasks"`
-	Iterations  int    `json:"iterations"`
-	Toggles     int    `json:"toggles"`
-	Functions   int    `json:"functions"`
+	Scenario string `json:"scenario"`
+	Bound    int    `json:"bound"`
+	Size
 	Exhaustive  bool   `json:"exhaustive"`
 	Reduction   string `json:"reduction"`
 	BoundsDone  int    `json:"bounds_done"` // bounds 0..BoundsDone-1 were exhausted
@@ -377,8 +388,7 @@ func space(sc Scenario, opts Options) Space {
 		red = strings.Replace(red, "(state, ", "(state up to a permutation of the worker tasks, ", 1)
 	}
 	sp := Space{
-		Scenario: sc.String(), Bound: opts.bound(), Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
-		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Reduction: red,
+		Scenario: sc.String(), Bound: opts.bound(), Size: sc.Size(), Reduction: red,
 		Search: opts.Search.String(), Shard: opts.Shard.String(),
 	}
 	if opts.Search != Exhaustive {

@@ -260,11 +260,7 @@ func WithRun(sc Scenario, opts Options, res *Result) (*Result, error) {
 	if res.Verdict == Unsafe || res.Mode == "replay" {
 		schedule = res.Schedule
 	}
-	s, err := ParseSchedule(schedule)
-	if err != nil {
-		return nil, err
-	}
-	c, err := compile(sc)
+	c, s, err := compileFor(sc, schedule)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +268,7 @@ func WithRun(sc Scenario, opts Options, res *Result) (*Result, error) {
 	if schedule == "" && res.Verdict != Unsafe && res.Mode != "replay" {
 		cap = RepresentativeSteps
 	}
-	run, err := c.replayUpTo(s, opts.bound(), true, !opts.Reduction.por(), cap)
+	run, err := c.record(s, opts, cap)
 	if err != nil {
 		return nil, err
 	}

@@ -54,15 +54,11 @@ func (r *Run) Drawn() bool { return r != nil && r.Image != nil }
 // Replay re-runs sc under schedule, recording everything.
 func Replay(sc Scenario, schedule string, opts Options) (*Result, error) {
 	sc = sc.WithDefaults()
-	s, err := ParseSchedule(schedule)
+	c, s, err := compileFor(sc, schedule)
 	if err != nil {
 		return nil, err
 	}
-	c, err := compile(sc)
-	if err != nil {
-		return nil, err
-	}
-	run, err := c.replay(s, opts.bound(), true, !opts.Reduction.por())
+	run, err := c.record(s, opts, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +92,26 @@ func replay(sc Scenario, s Schedule, bound int, record, unreduced bool) (*Run, e
 		return nil, err
 	}
 	return c.replay(s, bound, record, unreduced)
+}
+
+// compileFor parses schedule (as check prints it) and compiles sc: what a
+// replay of it needs.
+func compileFor(sc Scenario, schedule string) (*compiled, Schedule, error) {
+	s, err := ParseSchedule(schedule)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := compile(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, s, nil
+}
+
+// record is the recorded run of s within opts' bound on the machine opts'
+// reduction uses, cut after maxSteps steps if maxSteps > 0.
+func (c *compiled) record(s Schedule, opts Options, maxSteps int) (*Run, error) {
+	return c.replayUpTo(s, opts.bound(), true, !opts.Reduction.por(), maxSteps)
 }
 
 func (c *compiled) replay(s Schedule, bound int, record, unreduced bool) (*Run, error) {

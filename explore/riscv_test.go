@@ -31,7 +31,7 @@ func TestRISCVEras(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%v/cpus=%d,tasks=%d", c.name, c.preempt, c.cpus, c.task), func(t *testing.T) {
 			if c.cpus == 3 && (raceEnabled || testing.Short()) {
-				t.Skip("3 CPUs and 3 tasks take seconds; run without -race and -short")
+				t.Skip("3 CPUs and 3 tasks take minutes (100 s on a quiet machine); run without -race and -short")
 			}
 			sc := Scenario{Strategy: lookup(t, kernel.RISCV64, c.name), Preempt: c.preempt, CPUs: c.cpus, Tasks: c.task}
 			start := time.Now()

@@ -104,61 +104,30 @@ func (e *engine) exhaustive() (*Result, error) {
 		s0, t0, r0 := e.states.Load(), e.trans.Load(), e.runs.Load()
 		e.s0.Store(s0)
 		e.tabp.Store(e.tab)
+		var f []int32
+		var err error
+		ndone, nmine := 0, 0
 		if e.xch != nil {
-			f, err := e.exchanged(b, e.xch, res)
-			if err != nil {
+			f, err = e.exchanged(b, e.xch, res)
+		} else {
+			var items []item
+			if items, err = e.frontier(b); err != nil {
 				return nil, err
 			}
-			if f != nil {
-				found, foundBound = f, b
-				res.Space.BoundsDone = b
-				break
-			}
-			if why := e.reason(); why != "" {
-				res.Space.Coverage = fmt.Sprintf("exhaustive through bound %d", b-1)
-				if b == 0 {
-					res.Space.Coverage = "bound 0 not exhausted"
+			res.Space.Frontier = len(items)
+			// This shard's items: every Count-th, from Index.
+			var mine []int
+			for i := range items {
+				if opts.Shard.Whole() || i%opts.Shard.Count == opts.Shard.Index {
+					mine = append(mine, i)
 				}
-				res.Reason = why + ": " + res.Space.Coverage
-				if !e.xch.peerHazard {
-					// (After another shard's hazard, the counts are
-					// those of the bounds finished, as in an UNSAFE
-					// result.)
-					states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
-				}
-				break
 			}
-			states += e.states.Load() - s0
-			trans += e.trans.Load() - t0
-			runs += e.runs.Load() - r0
-			res.Space.BoundsDone = b + 1
-			if tb := e.tab.bytes(); tb > res.TableBytes {
-				res.TableBytes, res.TableStates = tb, int(e.states.Load()-s0)
-			}
-			res.Runs = len(e.ends)
-			res.EndStates = res.EndStates[:0]
-			for h := range e.ends {
-				res.EndStates = append(res.EndStates, fmt.Sprintf("%016x%016x", h[0], h[1]))
-			}
-			sort.Strings(res.EndStates)
-			continue
+			nmine = len(mine)
+			e.done.Store(0)
+			e.total.Store(int64(nmine))
+			res.Subtrees += nmine
+			f, ndone, err = e.searchItems(b, items, mine)
 		}
-		items, err := e.frontier(b)
-		if err != nil {
-			return nil, err
-		}
-		res.Space.Frontier = len(items)
-		// This shard's items: every Count-th, from Index.
-		var mine []int
-		for i := range items {
-			if opts.Shard.Whole() || i%opts.Shard.Count == opts.Shard.Index {
-				mine = append(mine, i)
-			}
-		}
-		e.done.Store(0)
-		e.total.Store(int64(len(mine)))
-		res.Subtrees += len(mine)
-		f, ndone, err := e.searchItems(b, items, mine)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +136,20 @@ func (e *engine) exhaustive() (*Result, error) {
 			res.Space.BoundsDone = b
 			break
 		}
-		if why := e.reason(); why != "" && e.statesOver.Load() {
+		if why := e.reason(); why != "" && e.xch != nil {
+			res.Space.Coverage = fmt.Sprintf("exhaustive through bound %d", b-1)
+			if b == 0 {
+				res.Space.Coverage = "bound 0 not exhausted"
+			}
+			res.Reason = why + ": " + res.Space.Coverage
+			if !e.xch.peerHazard {
+				// (After another shard's hazard, the counts are
+				// those of the bounds finished, as in an UNSAFE
+				// result.)
+				states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
+			}
+			break
+		} else if why != "" && e.statesOver.Load() {
 			// The state budget: a bound needs more states than it allows
 			// whichever worker claimed them, so the coverage names no
 			// subtree count (which depends on timing).
@@ -177,10 +159,10 @@ func (e *engine) exhaustive() (*Result, error) {
 			break
 		} else if why != "" {
 			pct := 0.0
-			if len(mine) > 0 {
-				pct = 100 * float64(ndone) / float64(len(mine))
+			if nmine > 0 {
+				pct = 100 * float64(ndone) / float64(nmine)
 			}
-			cov := fmt.Sprintf("bound %d: %.0f%% of frontier (%d of %d subtrees)", b, pct, ndone, len(mine))
+			cov := fmt.Sprintf("bound %d: %.0f%% of frontier (%d of %d subtrees)", b, pct, ndone, nmine)
 			if b > 0 {
 				cov = fmt.Sprintf("exhaustive through bound %d; %s", b-1, cov)
 			}
@@ -193,7 +175,7 @@ func (e *engine) exhaustive() (*Result, error) {
 		// preemptions expanded once), so they are kept. A bound that
 		// ended past the state budget before a worker noticed is over
 		// budget all the same: the verdict depends on the count only.
-		if e.overStates() {
+		if e.xch == nil && e.overStates() {
 			res.Space.Coverage = statesCoverage(b, opts.MaxStates)
 			res.Reason = e.reason() + ": " + res.Space.Coverage
 			states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
@@ -209,7 +191,7 @@ func (e *engine) exhaustive() (*Result, error) {
 		// Every run within bound b is within bound b+1: the end states
 		// of the largest finished bound are all of them.
 		res.Runs = len(e.ends)
-		if !opts.Shard.Whole() {
+		if e.xch != nil || !opts.Shard.Whole() {
 			res.EndStates = res.EndStates[:0]
 			for h := range e.ends {
 				res.EndStates = append(res.EndStates, fmt.Sprintf("%016x%016x", h[0], h[1]))

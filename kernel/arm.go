@@ -99,20 +99,27 @@ func (a armText) call(target string) {
 // services emits the trampoline and the hook stubs that every ARM text
 // ends with.
 func (a armText) services() {
-	w, ok, call := a.w, a.ok, a.call
+	a.gnuMcountNC()
+	a.hooks(arm.Nop().Bytes(), arm.BX(arm.LR).Bytes(), func(pc uint64) []byte {
+		return a.ok(arm.B(uint32(pc), uint32(pc))).Bytes()
+	})
+}
+
+// gnuMcountNC emits __gnu_mcount_nc, the trampoline of every ARM text (the
+// plain and the tracer kernel's): save r0-r3 and lr, call
+// trace_function(lr - 4, the lr the site's push {lr} saved), restore r0-r3,
+// reload that lr and return to the function, popping both words.
+func (a armText) gnuMcountNC() {
+	w := a.w
 	a.sym("__gnu_mcount_nc")
 	a.img.Callees = append(a.img.Callees, Callee{Addr: a.pc(), Pop: 4})
 	w(arm.Push(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3, arm.LR)))
 	w(arm.LdrImm(arm.R1, arm.SP, 20))
-	w(ok(arm.SubImm(arm.R0, arm.LR, 4)))
-	call("trace_function")
+	w(a.ok(arm.SubImm(arm.R0, arm.LR, 4)))
+	a.call("trace_function")
 	w(arm.Pop(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3)))
 	w(arm.LdrImm(arm.LR, arm.SP, 4))
 	w(arm.LdrPost(arm.PC, arm.SP, 8))
-
-	a.hooks(arm.Nop().Bytes(), arm.BX(arm.LR).Bytes(), func(pc uint64) []byte {
-		return ok(arm.B(uint32(pc), uint32(pc))).Bytes()
-	})
 }
 
 func funcName(i int) string { return fmt.Sprintf("f%d", i) }

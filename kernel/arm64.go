@@ -262,12 +262,7 @@ func (a arm64Text) ftraceArgs(callOps bool) {
 	w(arm64.Hint(34))                              // bti c
 	w(ok(arm64.AddImm(10, arm64.SP, 0)))           // mov x10, sp
 	w(ok(arm64.SubImm(arm64.SP, arm64.SP, frame))) // sub sp, sp, #(FREGS_SIZE + 32)
-	w(arm64.StpOff(0, 1, arm64.SP, fregsX0))
-	w(arm64.StpOff(2, 3, arm64.SP, fregsX0+16))
-	w(arm64.StpOff(4, 5, arm64.SP, fregsX0+32))
-	w(arm64.StpOff(6, 7, arm64.SP, fregsX0+48))
-	w(arm64.StrImm(8, arm64.SP, fregsX8))
-	w(arm64.StrImm(arm64.FP, arm64.SP, fregsFP))
+	a.fregsArgs(arm64.StpOff, arm64.StrImm)
 	w(arm64.StrImm(9, arm64.SP, fregsLR))
 	w(arm64.StrImm(10, arm64.SP, fregsSP))
 	w(arm64.StrImm(arm64.LR, arm64.SP, fregsPC))
@@ -289,16 +284,22 @@ func (a arm64Text) ftraceArgs(callOps bool) {
 		a.loadSym(2, func() uint64 { return a.addr("function_trace_op") })
 		a.call("trace_function") // ftrace_call: "bl ftrace_stub", set to the tracer
 	}
-	w(arm64.LdpOff(0, 1, arm64.SP, fregsX0))
-	w(arm64.LdpOff(2, 3, arm64.SP, fregsX0+16))
-	w(arm64.LdpOff(4, 5, arm64.SP, fregsX0+32))
-	w(arm64.LdpOff(6, 7, arm64.SP, fregsX0+48))
-	w(arm64.LdrImm(8, arm64.SP, fregsX8))
-	w(arm64.LdrImm(arm64.FP, arm64.SP, fregsFP))
+	a.fregsArgs(arm64.LdpOff, arm64.LdrImm)
 	w(arm64.LdrImm(arm64.LR, arm64.SP, fregsLR))
 	w(arm64.LdrImm(9, arm64.SP, fregsPC))
 	w(ok(arm64.AddImm(arm64.SP, arm64.SP, frame)))
 	w(arm64.Ret(9))
+}
+
+// fregsArgs stores (stp, str) or loads (ldp, ldr) x0-x8 and fp at their
+// struct ftrace_regs slots on the stack, ftrace_caller's first and last
+// steps.
+func (a arm64Text) fregsArgs(pair func(rt, rt2, rn, off int) arm64.Word, one func(rt, rn, off int) arm64.Word) {
+	for r := 0; r < 8; r += 2 {
+		a.w(pair(r, r+1, arm64.SP, fregsX0+8*r))
+	}
+	a.w(one(8, arm64.SP, fregsX8))
+	a.w(one(arm64.FP, arm64.SP, fregsFP))
 }
 
 // ftracePG emits the -pg era's ftrace_caller (DYNAMIC_FTRACE without

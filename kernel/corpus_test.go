@@ -22,7 +22,9 @@ import (
 )
 
 // The corpus measurement of issue 21 (testdata/corpus/README.md): every
-// function of testdata/corpus/corpus.c, compiled by the cross compilers
+// function of every testdata/corpus/corpus*.c (each called as its
+// calls*.txt says: corpus.c with calls.txt, corpus2.c with calls2.txt, ...),
+// compiled by the cross compilers
 // at every flag set of corpusSets, is linked as check --object links it,
 // run once unpatched (it must return what it returns natively under
 // qemu-user), and checked with the CLI's default scenario (2 CPUs, 2
@@ -102,10 +104,49 @@ var corpusCommon = []string{"-fno-asynchronous-unwind-tables", "-fno-ident", "-f
 
 var corpusQEMU = map[kernel.Arch]string{kernel.ARM: "qemu-arm", kernel.X86: "qemu-x86_64", kernel.ARM64: "qemu-aarch64", kernel.RISCV64: "qemu-riscv64"}
 
-// corpusCalls reads testdata/corpus/calls.txt; every argument is a 32-bit
-// value, passed as an int32.
-func corpusCalls(t testing.TB) []call {
-	f, err := os.Open(filepath.Join(corpusDir, "calls.txt"))
+// corpusSource is one corpus file and its calls: corpusNAME.c is called
+// as callsNAME.txt says.
+type corpusSource struct {
+	name  string // "corpus", "corpus2", ...
+	src   string // its C file
+	calls string // its calls file
+}
+
+// corpusFilesEnv narrows the measurement to some corpus files (by name:
+// corpus,corpus2).
+const corpusFilesEnv = "MCOUNTSIM_CORPUS_FILES"
+
+// corpusSources lists every corpus*.c of testdata/corpus with its
+// calls*.txt (corpus.c first), as MCOUNTSIM_CORPUS_FILES narrows them.
+func corpusSources(t testing.TB) []corpusSource {
+	srcs, err := filepath.Glob(filepath.Join(corpusDir, "corpus*.c"))
+	require.NoError(t, err)
+	sort.Strings(srcs)
+	only := map[string]bool{}
+	if s := os.Getenv(corpusFilesEnv); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			only[f] = true
+		}
+	}
+	var out []corpusSource
+	for _, src := range srcs {
+		name := strings.TrimSuffix(filepath.Base(src), ".c")
+		if len(only) > 0 && !only[name] {
+			continue
+		}
+		calls := filepath.Join(corpusDir, "calls"+strings.TrimPrefix(name, "corpus")+".txt")
+		_, err := os.Stat(calls)
+		require.NoError(t, err, "%s has no calls file", src)
+		out = append(out, corpusSource{name: name, src: src, calls: calls})
+	}
+	require.NotEmpty(t, out, "no corpus file in %s", corpusDir)
+	return out
+}
+
+// corpusCalls reads a calls file (testdata/corpus/calls.txt); every
+// argument is a 32-bit value, passed as an int32.
+func corpusCalls(t testing.TB, path string) []call {
+	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	var out []call
@@ -193,24 +234,33 @@ int main(void)
 	return b.String()
 }
 
-// buildCorpus compiles corpus.c for set into dir and returns the object's
+// corpusBase is the file name (without extension) of src's object at set:
+// SET for corpus.c, SET-corpus2 for corpus2.c.
+func corpusBase(set corpusSet, src corpusSource) string {
+	if src.name == "corpus" {
+		return set.name
+	}
+	return set.name + "-" + src.name
+}
+
+// buildCorpus compiles src for set into dir and returns the object's
 // path.
-func buildCorpus(t testing.TB, set corpusSet, dir string) string {
-	obj := filepath.Join(dir, set.name+".o")
-	src, err := filepath.Abs(filepath.Join(corpusDir, "corpus.c"))
+func buildCorpus(t testing.TB, set corpusSet, src corpusSource, dir string) string {
+	obj := filepath.Join(dir, corpusBase(set, src)+".o")
+	srcPath, err := filepath.Abs(src.src)
 	require.NoError(t, err)
-	args := append(append(with(corpusCommon, set.flags...), "-c", "-o", obj), src)
+	args := append(append(with(corpusCommon, set.flags...), "-c", "-o", obj), srcPath)
 	out, err := exec.Command(set.cc, args...).CombinedOutput()
 	require.NoError(t, err, "%s %s: %s", set.cc, strings.Join(args, " "), out)
 	return obj
 }
 
 // corpusNative runs every call natively under qemu-user: the harness
-// linked statically with the object of set.
+// linked statically with obj, the object of set.
 func corpusNative(t testing.TB, set corpusSet, obj, dir string, calls []call) map[string]int32 {
 	hsrc := filepath.Join(dir, "harness.c")
 	require.NoError(t, os.WriteFile(hsrc, []byte(corpusHarness(calls)), 0o644))
-	exe := filepath.Join(dir, set.name+".exe")
+	exe := strings.TrimSuffix(obj, ".o") + ".exe"
 	args := []string{"-static", "-O2", "-o", exe, hsrc, obj}
 	if set.arch == kernel.X86 {
 		args = append([]string{"-no-pie"}, args...)
@@ -242,13 +292,15 @@ func corpusNative(t testing.TB, set corpusSet, obj, dir string, calls []call) ma
 
 // corpusRow is one function at one flag set.
 type corpusRow struct {
-	set, call     string
+	set, src      string // the flag set, the corpus file's name
+	call          string
 	runs, retOK   bool
 	got, want     int32
 	why           string // what failed, "" when nothing did
 	safe, unsafe  string // verdicts ("" not checked)
 	safeOK, unsOK bool
 	secs          float64 // the CPU seconds of the longest check
+	checked       bool    // a verdict was checked
 	stubs         []string
 }
 
@@ -345,11 +397,31 @@ func corpusCheck(obj string, arch kernel.Arch, name string, c call) (explore.Ver
 	return res.Verdict, what, secs, nil
 }
 
-// measureCorpus measures calls at set; only selects the calls to check
-// (nil: all).
-func measureCorpus(t *testing.T, set corpusSet, dir string, only map[string]bool) []corpusRow {
-	calls := corpusCalls(t)
-	obj := buildCorpus(t, set, dir)
+// corpusRunOnlyEnv, when set, leaves the verdicts out: every call is only
+// run alone and its return value compared (the run and return columns).
+const corpusRunOnlyEnv = "MCOUNTSIM_CORPUS_RUNONLY"
+
+// corpusUnsafeOnlyEnv, when set, leaves the SAFE strategy's check out (the
+// verdict columns then count the UNSAFE one only).
+const corpusUnsafeOnlyEnv = "MCOUNTSIM_CORPUS_UNSAFEONLY"
+
+// measureCorpus measures the calls of src at set; only selects the calls
+// to check (nil: all). A source none of whose calls is selected is not
+// compiled.
+func measureCorpus(t *testing.T, set corpusSet, src corpusSource, dir string, only map[string]bool) []corpusRow {
+	calls := corpusCalls(t, src.calls)
+	if only != nil {
+		n := 0
+		for _, c := range calls {
+			if only[c.fn] {
+				n++
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+	obj := buildCorpus(t, set, src, dir)
 	native := corpusNative(t, set, obj, dir, calls)
 	boot := set.safe
 	if boot == "" {
@@ -357,12 +429,16 @@ func measureCorpus(t *testing.T, set corpusSet, dir string, only map[string]bool
 	}
 	bootSt, ok := patch.Lookup(set.arch, boot)
 	require.True(t, ok, boot)
+	runOnly := os.Getenv(corpusRunOnlyEnv) != ""
+	if os.Getenv(corpusUnsafeOnlyEnv) != "" {
+		set.safe = ""
+	}
 	var rows []corpusRow
 	for _, c := range calls {
 		if only != nil && !only[c.fn] {
 			continue
 		}
-		r := corpusRow{set: set.name, call: c.String(), want: native[c.String()], safeOK: set.safe == "", unsOK: set.unsafe == ""}
+		r := corpusRow{set: set.name, src: src.name, call: c.String(), want: native[c.String()], safeOK: set.safe == "" || runOnly, unsOK: set.unsafe == "" || runOnly}
 		if o, err := kernel.LoadObject(obj, kernel.ObjectConfig{Function: c.fn, Args: c.args}); err == nil {
 			r.stubs = o.Stubs
 		}
@@ -382,9 +458,10 @@ func measureCorpus(t *testing.T, set corpusSet, dir string, only map[string]bool
 			out  *string
 			ok   *bool
 		}{{set.safe, explore.Safe, &r.safe, &r.safeOK}, {set.unsafe, explore.Unsafe, &r.unsafe, &r.unsOK}} {
-			if s.name == "" || !r.runs {
+			if s.name == "" || !r.runs || runOnly {
 				continue
 			}
+			r.checked = true
 			v, what, secs, err := corpusCheck(obj, set.arch, s.name, c)
 			if secs > r.secs {
 				r.secs = secs
@@ -409,24 +486,28 @@ func measureCorpus(t *testing.T, set corpusSet, dir string, only map[string]bool
 }
 
 // corpusTable renders rows as the README's measurement table: one line
-// per flag set (runs / verdicts right / return right / max seconds), then
-// every failing call.
+// per flag set and corpus file (runs / verdicts right / return right / max
+// seconds; "-" where no verdict was checked), then every failing call.
 func corpusTable(rows []corpusRow) string {
 	type agg struct {
+		set, src               string
 		n, runs, verd, ret, ok int
+		checked                bool
 		max                    float64
 	}
 	var order []string
 	by := map[string]*agg{}
 	var fails []string
 	for _, r := range rows {
-		a := by[r.set]
+		key := r.set + " " + r.src
+		a := by[key]
 		if a == nil {
-			a = &agg{}
-			by[r.set] = a
-			order = append(order, r.set)
+			a = &agg{set: r.set, src: r.src}
+			by[key] = a
+			order = append(order, key)
 		}
 		a.n++
+		a.checked = a.checked || r.checked
 		if r.runs {
 			a.runs++
 		}
@@ -451,10 +532,14 @@ func corpusTable(rows []corpusRow) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("| flag set | functions | run | verdicts right | return right | all right | max s |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| flag set | corpus | functions | run | verdicts right | return right | all right | max s |\n|---|---|---|---|---|---|---|---|\n")
 	for _, s := range order {
 		a := by[s]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.1f |\n", s, a.n, a.runs, a.verd, a.ret, a.ok, a.max)
+		verd, ok := strconv.Itoa(a.verd), strconv.Itoa(a.ok)
+		if !a.checked {
+			verd, ok = "-", "-"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %d | %s | %.1f |\n", a.set, a.src, a.n, a.runs, verd, a.ret, ok, a.max)
 	}
 	if len(fails) > 0 {
 		sort.Strings(fails)
@@ -470,6 +555,12 @@ func corpusTable(rows []corpusRow) string {
 var corpusSubset = map[string]bool{"c_lcm": true, "c_arx4": true, "c_strlen": true, "c_find_next_bit": true, "c_switch": true, "c_shl64": true}
 
 var corpusSubsetSets = map[string]bool{"arm-O2": true, "x86-O2-fentry": true}
+
+// corpusSubsetX86 are the corpus2 calls the subset adds on x86-64: rep
+// stos and rep movs (d_blockcopy), rcr, shld and shrd of 128-bit values
+// (d_carry), the __popcountdi2 helper (d_bitmap64), movsb and the string
+// functions (d_strings).
+var corpusSubsetX86 = map[string]bool{"d_blockcopy": true, "d_carry": true, "d_bitmap64": true, "d_strings": true}
 
 // corpusGaps are the checks the subset leaves out, with why (the matrix
 // measures them).
@@ -499,8 +590,19 @@ func TestCorpus(t *testing.T) {
 				t.Logf("%s: %s not checked: %s", set.name, set.safe, why)
 				set.safe = ""
 			}
-			for _, r := range measureCorpus(t, set, dir, corpusSubset) {
-				require.True(t, r.ok(), "%s %s: %s (%.1f s)", r.set, r.call, r.why, r.secs)
+			only := corpusSubset
+			if set.arch == kernel.X86 {
+				only = map[string]bool{}
+				for _, m := range []map[string]bool{corpusSubset, corpusSubsetX86} {
+					for f := range m {
+						only[f] = true
+					}
+				}
+			}
+			for _, src := range corpusSources(t) {
+				for _, r := range measureCorpus(t, set, src, dir, only) {
+					require.True(t, r.ok(), "%s %s: %s (%.1f s)", r.set, r.call, r.why, r.secs)
+				}
 			}
 		})
 	}
@@ -509,7 +611,10 @@ func TestCorpus(t *testing.T) {
 // TestCorpusMatrix is the full measurement (minutes): every call at every
 // flag set, MCOUNTSIM_SLOW=1; with MCOUNTSIM_CORPUS_TABLE=FILE it writes
 // the table of README.md to FILE. MCOUNTSIM_CORPUS_SETS=a,b limits the
-// flag sets, MCOUNTSIM_CORPUS_CALLS=f,g the functions.
+// flag sets, MCOUNTSIM_CORPUS_FILES=corpus,corpus2 the corpus files,
+// MCOUNTSIM_CORPUS_CALLS=f,g the functions; MCOUNTSIM_CORPUS_RUNONLY=1
+// leaves the verdicts out (the run and return columns only),
+// MCOUNTSIM_CORPUS_UNSAFEONLY=1 the SAFE strategy's.
 func TestCorpusMatrix(t *testing.T) {
 	if testing.Short() || os.Getenv("MCOUNTSIM_SLOW") == "" {
 		t.Skip("the corpus matrix takes many minutes; run with MCOUNTSIM_SLOW=1")
@@ -540,7 +645,9 @@ func TestCorpusMatrix(t *testing.T) {
 			t.Logf("%s skipped: %v", set.name, err)
 			continue
 		}
-		rows = append(rows, measureCorpus(t, set, dir, only)...)
+		for _, src := range corpusSources(t) {
+			rows = append(rows, measureCorpus(t, set, src, dir, only)...)
+		}
 	}
 	table := corpusTable(rows)
 	t.Log("\n" + table)
@@ -550,6 +657,27 @@ func TestCorpusMatrix(t *testing.T) {
 	for _, r := range rows {
 		if !r.ok() {
 			t.Errorf("%s %s: %s", r.set, r.call, r.why)
+		}
+	}
+}
+
+// TestCorpusSources: every corpus*.c is paired with its calls*.txt
+// (corpus.c first, with calls.txt), every calls file parses, and no
+// function is called from two corpus files.
+func TestCorpusSources(t *testing.T) {
+	t.Setenv(corpusFilesEnv, "")
+	srcs := corpusSources(t)
+	require.Equal(t, corpusSource{"corpus", filepath.Join(corpusDir, "corpus.c"), filepath.Join(corpusDir, "calls.txt")}, srcs[0])
+	from := map[string]string{}
+	for _, src := range srcs {
+		require.Equal(t, filepath.Join(corpusDir, "calls"+strings.TrimPrefix(src.name, "corpus")+".txt"), src.calls)
+		calls := corpusCalls(t, src.calls)
+		require.NotEmpty(t, calls, src.calls)
+		for _, c := range calls {
+			if f, ok := from[c.fn]; ok && f != src.name {
+				t.Errorf("%s is called from %s and %s", c.fn, f, src.name)
+			}
+			from[c.fn] = src.name
 		}
 	}
 }

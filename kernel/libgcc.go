@@ -146,14 +146,21 @@ func libgccCode() []lgItem {
 	w(imm(arm.RSB, false, r1, r1, 0).If(arm.LT))
 	w(arm.Pop(arm.RegList(r4, r5, r6, pc)))
 
-	// __umodsi3, __modsi3: the remainder in r0.
-	for _, m := range [][2]string{{"__umodsi3", "__aeabi_uidiv"}, {"__modsi3", "__aeabi_idiv"}} {
-		lab(m[0])
-		w(arm.Push(arm.RegList(r4, lr)))
-		bl(m[1])
-		w(reg(arm.MOV, false, r0, 0, r1))
-		w(arm.Pop(arm.RegList(r4, pc)))
+	// mod emits the remainder helpers: each calls its division and
+	// returns the remainder, moved from rem into r0 (and r1).
+	mod := func(helpers [2][2]string, rem ...int) {
+		for _, m := range helpers {
+			lab(m[0])
+			w(arm.Push(arm.RegList(r4, lr)))
+			bl(m[1])
+			for i, r := range rem {
+				w(reg(arm.MOV, false, r0+i, 0, r))
+			}
+			w(arm.Pop(arm.RegList(r4, pc)))
+		}
 	}
+	// __umodsi3, __modsi3: the remainder in r0.
+	mod([2][2]string{{"__umodsi3", "__aeabi_uidiv"}, {"__modsi3", "__aeabi_idiv"}}, r1)
 
 	// __aeabi_uldivmod: r1:r0 / r3:r2 into r1:r0, remainder r3:r2.
 	lab("__aeabi_uldivmod")
@@ -224,44 +231,31 @@ func libgccCode() []lgItem {
 	w(arm.Pop(arm.RegList(r4, r5, r6, pc)))
 
 	// __umoddi3, __moddi3: the remainder in r1:r0.
-	for _, m := range [][2]string{{"__umoddi3", "__aeabi_uldivmod"}, {"__moddi3", "__aeabi_ldivmod"}} {
-		lab(m[0])
-		w(arm.Push(arm.RegList(r4, lr)))
-		bl(m[1])
-		w(reg(arm.MOV, false, r0, 0, r2))
-		w(reg(arm.MOV, false, r1, 0, r3))
-		w(arm.Pop(arm.RegList(r4, pc)))
-	}
+	mod([2][2]string{{"__umoddi3", "__aeabi_uldivmod"}, {"__moddi3", "__aeabi_ldivmod"}}, r2, r3)
 
 	// The shifts: r1:r0 by r2. A register shift by 32 or more gives 0 (or
 	// the sign, for ASR), which covers the word that moves out entirely.
-	lab("__aeabi_llsl")
-	w(imm(arm.SUB, true, r3, r2, 32))
-	w(arm.DPRegShift(arm.MOV, false, r1, 0, r0, arm.LSL, r3).If(arm.PL))
-	w(imm(arm.MOV, false, r0, 0, 0).If(arm.PL))
-	w(ret.If(arm.PL))
-	w(imm(arm.RSB, false, r3, r2, 32))
-	w(arm.DPRegShift(arm.MOV, false, r1, 0, r1, arm.LSL, r2))
-	w(arm.DPRegShift(arm.ORR, false, r1, r1, r0, arm.LSR, r3))
-	w(arm.DPRegShift(arm.MOV, false, r0, 0, r0, arm.LSL, r2))
-	w(ret)
+	// to is the word the bits move into, from the other; sh is the
+	// shift of from (ASR keeps lasr's sign), log the logical shift of to
+	// in the same direction, back the one of the bits that cross over.
 	for _, s := range []struct {
-		name string
-		hi   arm.Shift
-	}{{"__aeabi_llsr", arm.LSR}, {"__aeabi_lasr", arm.ASR}} {
+		name          string
+		to, from      int
+		sh, log, back arm.Shift
+	}{{"__aeabi_llsl", r1, r0, arm.LSL, arm.LSL, arm.LSR}, {"__aeabi_llsr", r0, r1, arm.LSR, arm.LSR, arm.LSL}, {"__aeabi_lasr", r0, r1, arm.ASR, arm.LSR, arm.LSL}} {
 		lab(s.name)
 		w(imm(arm.SUB, true, r3, r2, 32))
-		w(arm.DPRegShift(arm.MOV, false, r0, 0, r1, s.hi, r3).If(arm.PL))
-		if s.hi == arm.LSR {
-			w(imm(arm.MOV, false, r1, 0, 0).If(arm.PL))
+		w(arm.DPRegShift(arm.MOV, false, s.to, 0, s.from, s.sh, r3).If(arm.PL))
+		if s.sh == arm.ASR {
+			w(arm.DPReg(arm.MOV, false, s.from, 0, s.from, arm.ASR, 31).If(arm.PL))
 		} else {
-			w(arm.DPReg(arm.MOV, false, r1, 0, r1, arm.ASR, 31).If(arm.PL))
+			w(imm(arm.MOV, false, s.from, 0, 0).If(arm.PL))
 		}
 		w(ret.If(arm.PL))
 		w(imm(arm.RSB, false, r3, r2, 32))
-		w(arm.DPRegShift(arm.MOV, false, r0, 0, r0, arm.LSR, r2))
-		w(arm.DPRegShift(arm.ORR, false, r0, r0, r1, arm.LSL, r3))
-		w(arm.DPRegShift(arm.MOV, false, r1, 0, r1, s.hi, r2))
+		w(arm.DPRegShift(arm.MOV, false, s.to, 0, s.to, s.log, r2))
+		w(arm.DPRegShift(arm.ORR, false, s.to, s.to, s.from, s.back, r3))
+		w(arm.DPRegShift(arm.MOV, false, s.from, 0, s.from, s.sh, r2))
 		w(ret)
 	}
 
@@ -290,31 +284,15 @@ func libgccCode() []lgItem {
 // libgcc emits the helper library at the current pc: every helper name
 // becomes a symbol of the image.
 func (a armText) libgcc() {
-	code := libgccCode()
-	labels := map[string]uint64{}
-	pc := a.pc()
-	for _, it := range code {
-		if it.label != "" {
-			labels[it.label] = pc
-			continue
+	emitHelpers(a.asm, libgccCode(), func(it lgItem) string { return it.label }, func(it lgItem, pc uint64, labels map[string]uint64) []byte {
+		if it.br == "" {
+			return it.w.Bytes()
 		}
-		pc += 4
-	}
-	for _, it := range code {
-		switch {
-		case it.label != "" && it.label[0] != '.':
-			a.sym(it.label)
-		case it.label != "":
-		case it.br != "":
-			at := uint32(a.pc())
-			to := uint32(labels[it.br])
-			enc, fine := arm.B(at, to)
-			if it.link {
-				enc, fine = arm.BL(at, to)
-			}
-			a.w(a.ok(enc.If(arm.Cond(it.w>>28)), fine))
-		default:
-			a.w(it.w)
+		at, to := uint32(pc), uint32(labels[it.br])
+		enc, fine := arm.B(at, to)
+		if it.link {
+			enc, fine = arm.BL(at, to)
 		}
-	}
+		return a.ok(enc.If(arm.Cond(it.w>>28)), fine).Bytes()
+	})
 }

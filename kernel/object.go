@@ -48,8 +48,9 @@ type Object struct {
 	// Stubs names the undefined functions linked to generated stubs that
 	// return 0 (Image.Stubs holds the same list).
 	Stubs []string
-	// Helpers names the run-time helpers (__aeabi_uidiv, ...) the object
-	// calls, linked to real code (see IsARMHelper).
+	// Helpers names the run-time helpers (__aeabi_uidiv, __clzdi2, ...)
+	// the object calls, linked to real code (see IsARMHelper,
+	// IsRISCVHelper, IsARM64Helper and IsX86Helper).
 	Helpers []string
 }
 
@@ -80,9 +81,13 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	         (the same loop as Build's, with the object's function)
 //	the object's executable sections, in section order
 //	the trampolines and hook stubs of Build
-//	on ARM, when the object calls one, the run-time helpers (libgcc.go):
-//	__aeabi_uidiv and the other division, shift and multiply helpers as
-//	real A32 code
+//	when the object calls one, the run-time helpers (libgcc.go,
+//	libgccrv.go, libgcca64.go, libgccx86.go): on ARM __aeabi_uidiv and the other
+//	division, shift and multiply helpers as real A32 code; on riscv64
+//	__clzdi2, __ctzdi2, __popcountdi2 and the other bit and 128-bit shift
+//	helpers as RV64 code; on arm64 __popcountdi2, __paritydi2 and the
+//	128-bit shifts as A64 code; on x86-64 __popcountdi2, __paritydi2,
+//	memset, memcpy and memmove as x86-64 code
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
@@ -115,29 +120,36 @@ func LinkObject(name string, raw []byte, cfg ObjectConfig) (*Object, error) {
 		return nil, fmt.Errorf("%s: %w: not a relocatable object (%v)", name, ErrUnsupportedObject, f.Type)
 	}
 	l := &linker{name: name, f: f, ef: ef, cfg: cfg, secAddr: map[int]uint64{}, got: map[int]uint64{}, stubs: map[string]bool{}, helpers: map[string]bool{}}
-	switch f.Arch {
-	case objfile.ArchARM:
+	arch, ok := ObjectArch(f.Arch)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: arch %v (want ARM A32, x86-64, arm64 or riscv64)", name, ErrUnsupportedObject, f.Arch)
+	}
+	l.arch = arch
+	switch arch {
+	case ARM:
 		if len(cfg.Args) > maxARMArgs {
 			return nil, fmt.Errorf("%s: %w: %d arguments, the ARM workload passes at most %d (r0-r3 and the stack)", name, ErrUnsupportedObject, len(cfg.Args), maxARMArgs)
 		}
-		l.arch = ARM
-	case objfile.ArchX86_64:
+	case X86:
 		if len(cfg.Args) > 6 {
 			return nil, fmt.Errorf("%s: %w: %d arguments, the x86-64 workload passes at most 6", name, ErrUnsupportedObject, len(cfg.Args))
 		}
-		l.arch = X86
-	case objfile.ArchARM64, objfile.ArchRISCV64:
-		l.arch = map[objfile.Arch]Arch{objfile.ArchARM64: ARM64, objfile.ArchRISCV64: RISCV64}[f.Arch]
+	case ARM64, RISCV64:
 		if err := workerArgs(name, l.arch, len(cfg.Args)); err != nil {
 			return nil, err
 		}
 		if err := l.layout64(); err != nil {
 			return nil, err
 		}
-	default:
-		return nil, fmt.Errorf("%s: %w: arch %v (want ARM A32, x86-64, arm64 or riscv64)", name, ErrUnsupportedObject, f.Arch)
 	}
 	return l.link()
+}
+
+// ObjectArch returns the architecture whose text an object of machine a
+// links into, and false for a machine LinkObject does not link.
+func ObjectArch(a objfile.Arch) (Arch, bool) {
+	arch, ok := map[objfile.Arch]Arch{objfile.ArchARM: ARM, objfile.ArchX86_64: X86, objfile.ArchARM64: ARM64, objfile.ArchRISCV64: RISCV64}[a]
+	return arch, ok
 }
 
 type linker struct {
@@ -152,7 +164,7 @@ type linker struct {
 	got     map[int]uint64 // GOT slot of each symbol (x86-64)
 	gotSeg  int            // index of the GOT in Image.Data, or -1
 	stubs   map[string]bool
-	helpers map[string]bool // ARM run-time helpers the object calls
+	helpers map[string]bool // run-time helpers the object calls (ARM, riscv64, arm64)
 	ret     uint64
 	// prologue is the layout of an arm64 or riscv64 object's sites
 	// (objectarm64.go, objectriscv.go); hi20 indexes its %pcrel_hi
@@ -227,7 +239,23 @@ func (l *linker) link() (*Object, error) {
 	sort.Strings(helpers)
 	if len(helpers) > 0 {
 		l.a.end()
-		armText{l.a}.libgcc()
+		switch l.arch {
+		case ARM:
+			armText{l.a}.libgcc()
+		case RISCV64:
+			rvText{l.a}.libgcc()
+		case ARM64:
+			arm64Text{l.a}.libgcc()
+		case X86:
+			x86Text{l.a}.libgcc(func(name string) bool {
+				for _, s := range l.f.Symbols {
+					if s.Name == name && s.Section != elf.SHN_UNDEF {
+						return true
+					}
+				}
+				return false
+			})
+		}
 	}
 	var stubs []string
 	for s := range l.stubs {
@@ -321,38 +349,47 @@ func (l *linker) text() error {
 	return nil
 }
 
-// sites turns objfile's sites into the image's.
+// sites turns objfile's sites into the image's, each in its arch's layout.
 func (l *linker) sites() error {
-	if l.arch == ARM64 || l.arch == RISCV64 {
-		return l.sites64()
-	}
 	found, err := l.f.Sites()
 	if err != nil {
 		return err
 	}
-	img := l.a.img
+	site := map[Arch]func(s objfile.Site, fn string, p uint64) (Site, error){
+		ARM: l.siteARM, X86: l.siteX86, ARM64: l.siteARM64, RISCV64: l.siteRISCV}[l.arch]
 	for _, s := range found {
-		fn, call, ok := l.placed(s)
+		fn, p, ok := l.placed(s)
 		if !ok {
 			continue
 		}
-		if l.arch == ARM {
-			if s.Thumb || !s.ARMPushLR {
-				return l.errorf("site at %s (%s) is not the A32 push {lr}; bl __gnu_mcount_nc pair", s.FunctionRef(), s.Disasm)
-			}
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: call - 4, Len: 8, Call: call})
-			continue
+		st, err := site(s, fn, p)
+		if err != nil {
+			return err
 		}
-		switch {
-		case len(s.Bytes) == 5 && s.Bytes[0] == 0xe8:
-		case len(s.Bytes) == 6 && s.Bytes[0] == 0xff && s.Bytes[1] == 0x15:
-			// relaxed by relaxGOTCall to e8 rel32; nop
-		default:
-			return l.errorf("site at %s (%s) is not a 5-byte call", s.FunctionRef(), s.Disasm)
-		}
-		img.Sites = append(img.Sites, Site{Func: fn, Addr: call, Len: 5, Call: call})
+		l.a.img.Sites = append(l.a.img.Sites, st)
 	}
 	return nil
+}
+
+// siteARM is the site s of function fn whose bl is at call: the A32 push
+// {lr}; bl __gnu_mcount_nc pair.
+func (l *linker) siteARM(s objfile.Site, fn string, call uint64) (Site, error) {
+	if s.Thumb || !s.ARMPushLR {
+		return Site{}, l.errorf("site at %s (%s) is not the A32 push {lr}; bl __gnu_mcount_nc pair", s.FunctionRef(), s.Disasm)
+	}
+	return Site{Func: fn, Addr: call - 4, Len: 8, Call: call}, nil
+}
+
+// siteX86 is the site s of function fn at call: a 5-byte call.
+func (l *linker) siteX86(s objfile.Site, fn string, call uint64) (Site, error) {
+	switch {
+	case len(s.Bytes) == 5 && s.Bytes[0] == 0xe8:
+	case len(s.Bytes) == 6 && s.Bytes[0] == 0xff && s.Bytes[1] == 0x15:
+		// relaxed by relaxGOTCall to e8 rel32; nop
+	default:
+		return Site{}, l.errorf("site at %s (%s) is not a 5-byte call", s.FunctionRef(), s.Disasm)
+	}
+	return Site{Func: fn, Addr: call, Len: 5, Call: call}, nil
 }
 
 // placed returns the function of site s, for the image, and where s is

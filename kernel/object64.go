@@ -1,9 +1,12 @@
 package kernel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
+	"github.com/mcountsim/mcountsim/isa/arm64"
+	"github.com/mcountsim/mcountsim/isa/riscv"
 	"github.com/mcountsim/mcountsim/objfile"
 )
 
@@ -22,50 +25,98 @@ func (l *linker) dataBase() uint64 {
 }
 
 // layout64 picks the layout of an arm64 or riscv64 object from its sites,
-// before anything is emitted (the trampolines depend on it).
+// before anything is emitted (the trampolines depend on it): the layout
+// every site has (an object's sites all have one), or the arch's default
+// when there is no site.
 func (l *linker) layout64() error {
 	found, err := l.f.Sites()
 	if err != nil {
 		return err
 	}
-	if l.arch == ARM64 {
-		return l.arm64Layout(found)
-	}
-	return l.riscvLayout(found)
-}
-
-// oneLayout sets l.prologue to the layout that layout finds at every site
-// (given the site's section bytes), or to def when there is no site: an
-// object's sites all have one layout. what names a layout in errors.
-func (l *linker) oneLayout(found []objfile.Site, what, def string, layout func(s objfile.Site, code []byte) (string, error)) error {
+	lays := layouts64[l.arch]
 	for _, s := range found {
-		lay, err := layout(s, l.f.Sections[s.SectionIndex].Data)
-		if err != nil {
-			return err
+		lay, ok := lays.of(s, l.f.Sections[s.SectionIndex].Data)
+		if !ok {
+			return l.errorf("site at %s (%s) is not %s", s.FunctionRef(), s.Disasm, lays.want)
 		}
 		if l.prologue != "" && l.prologue != lay {
-			return l.errorf("site at %s is %s%s, but an earlier one is %s: one layout per object", s.FunctionRef(), what, lay, l.prologue)
+			return l.errorf("site at %s is %s%s, but an earlier one is %s: one layout per object", s.FunctionRef(), lays.what, lay, l.prologue)
 		}
 		l.prologue = lay
 	}
 	if l.prologue == "" {
-		l.prologue = def // no site: the default trampolines
+		l.prologue = lays.def // no site: the default trampolines
 	}
 	return nil
 }
 
-// sites64 adds the image's sites of an arm64 or riscv64 object.
-func (l *linker) sites64() error {
-	found, err := l.f.Sites()
-	if err != nil {
-		return err
+// siteLayouts are the call-site layouts (Config.Prologue names) LinkObject
+// links for one arch, in the order a site is matched against them.
+type siteLayouts struct {
+	def  string   // the layout of an object with no site
+	what string   // what precedes a layout's name in errors
+	want string   // what a site must be, for errors
+	nops [][]byte // the arch's NOP encodings
+	list []siteLayout
+}
+
+// siteLayout is a layout: a site found by its call to _mcount (mcount;
+// with bytes, of that size), or one of -fpatchable-function-entry with
+// funcOff and minNops to maxNops bytes of NOPs there (maxNops 0: any).
+type siteLayout struct {
+	name             string
+	mcount           bool
+	bytes            int
+	funcOff          int64
+	minNops, maxNops int
+}
+
+// layouts64 are the layouts of arm64 (ARM64PFE2 ...) and riscv64 objects
+// (RVMcount ...; the eras: -pg, =8 with RVC, =4 with RVC or =2 without,
+// =8,4 with RVC).
+var layouts64 = map[Arch]siteLayouts{
+	ARM64: {def: ARM64PFE2, nops: [][]byte{arm64.Nop().Bytes()},
+		want: "two entry NOPs (-fpatchable-function-entry=2), four around the entry (=4,2) or bl _mcount (-pg)",
+		list: []siteLayout{{name: ARM64PFE2, minNops: 8}, {name: ARM64PFE42, funcOff: -8, minNops: 16}, {name: ARM64PG, mcount: true, bytes: 4}}},
+	RISCV64: {def: RVAtomic, what: "era ", nops: [][]byte{riscv.CNop().Bytes(), riscv.Nop().Bytes()},
+		want: "an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4",
+		list: []siteLayout{{name: RVMcount, mcount: true}, {name: RVPFE16, minNops: 16, maxNops: 16}, {name: RVPFE8, minNops: 8, maxNops: 15},
+			{name: RVAtomic, funcOff: -8, minNops: 16}}},
+}
+
+// of returns the first layout site s, in its section's bytes code, has.
+func (ls siteLayouts) of(s objfile.Site, code []byte) (string, bool) {
+	n := nopBytes(code, s.SectionOffset, ls.nops)
+	for _, lay := range ls.list {
+		switch {
+		case lay.mcount:
+			if s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount" && (lay.bytes == 0 || len(s.Bytes) == lay.bytes) {
+				return lay.name, true
+			}
+		case s.HasMethod(objfile.MethodPFE) && s.FunctionOffset == lay.funcOff && n >= lay.minNops && (lay.maxNops == 0 || n <= lay.maxNops):
+			return lay.name, true
+		}
 	}
-	if l.arch == ARM64 {
-		l.sitesARM64(found)
-	} else {
-		l.sitesRISCV(found)
+	return "", false
+}
+
+// nopBytes counts the bytes of the NOPs (any of nops) in b from off.
+func nopBytes(b []byte, off uint64, nops [][]byte) int {
+	n := 0
+	for o := int(off); o <= len(b); {
+		size := 0
+		for _, nop := range nops {
+			if o+len(nop) <= len(b) && bytes.Equal(b[o:o+len(nop)], nop) {
+				size = len(nop)
+				break
+			}
+		}
+		if size == 0 {
+			break
+		}
+		o, n = o+size, n+size
 	}
-	return nil
+	return n
 }
 
 // services64 emits the trampolines, hooks and ftrace data of the object's
@@ -124,6 +175,20 @@ func (l *linker) relocate64(buf func() []byte, addr uint64, r objfile.Reloc, sec
 	})
 	return nil
 }
+
+// relocValues returns what the arm64 and riscv64 formulas of relocation
+// r at p, for symbol value s, read: its type's name, S + A, S + A - P, and
+// the error of a target the field cannot reach.
+func (l *linker) relocValues(p uint64, r objfile.Reloc, s uint64, where string) (tname string, sa, d int64, bad func() error) {
+	tname = l.f.RelocTypeName(r.Type)
+	sa = int64(s) + r.Addend
+	return tname, sa, sa - int64(p), func() error {
+		return l.errorf("%s at %s: target %#x out of range", tname, where, uint64(sa))
+	}
+}
+
+// fits reports whether v fits a signed field of bits bits.
+func fits(v int64, bits uint) bool { return v >= -(1<<(bits-1)) && v < 1<<(bits-1) }
 
 // resolve returns the address symbol i resolves to, once everything is
 // placed.

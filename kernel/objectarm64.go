@@ -14,32 +14,6 @@ import (
 // them out); relocations follow "ELF for the Arm 64-bit Architecture"
 // (AAELF64), §5.7.
 
-// arm64Layout classifies the object's sites: two NOPs at a function's
-// entry (-fpatchable-function-entry=2), two before and two at it (=4,2),
-// or bl _mcount (-pg). Every site of an object must have the same layout.
-func (l *linker) arm64Layout(found []objfile.Site) error {
-	return l.oneLayout(found, "", ARM64PFE2, func(s objfile.Site, code []byte) (string, error) {
-		nops := func(off uint64, n int) bool {
-			for i := 0; i < n; i++ {
-				o := off + uint64(4*i)
-				if o+4 > uint64(len(code)) || binary.LittleEndian.Uint32(code[o:]) != uint32(arm64.Nop()) {
-					return false
-				}
-			}
-			return true
-		}
-		switch {
-		case s.HasMethod(objfile.MethodPFE) && s.FunctionOffset == 0 && nops(s.SectionOffset, 2):
-			return ARM64PFE2, nil
-		case s.HasMethod(objfile.MethodPFE) && s.FunctionOffset == -8 && nops(s.SectionOffset, 4):
-			return ARM64PFE42, nil
-		case s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount" && len(s.Bytes) == 4:
-			return ARM64PG, nil
-		}
-		return "", l.errorf("site at %s (%s) is not two entry NOPs (-fpatchable-function-entry=2), four around the entry (=4,2) or bl _mcount (-pg)", s.FunctionRef(), s.Disasm)
-	})
-}
-
 // workerARM64 emits the workload loop: a kthread frame, then per
 // iteration x0-x7 loaded with cfg.Args (movz/movk), bl cfg.Function, bl
 // schedule; then do_exit.
@@ -76,25 +50,17 @@ func (l *linker) stubARM64() {
 	t.w(arm64.Ret(arm64.LR))
 }
 
-// sitesARM64 adds the image's sites in the object's layout: the two entry
-// words (rec->ip the second), the literal and the two entry words, or the
-// bl _mcount word.
-func (l *linker) sitesARM64(found []objfile.Site) {
-	img := l.a.img
-	for _, s := range found {
-		fn, p, ok := l.placed(s)
-		if !ok {
-			continue
-		}
-		switch l.prologue {
-		case ARM64PFE2:
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 8, Call: p + 4})
-		case ARM64PFE42:
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 16, Call: p + 12})
-		default:
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 4, Call: p})
-		}
+// siteARM64 is the site of function fn at p in the object's layout: the
+// two entry words (rec->ip the second), the literal and the two entry
+// words, or the bl _mcount word.
+func (l *linker) siteARM64(_ objfile.Site, fn string, p uint64) (Site, error) {
+	switch l.prologue {
+	case ARM64PFE2:
+		return Site{Func: fn, Addr: p, Len: 8, Call: p + 4}, nil
+	case ARM64PFE42:
+		return Site{Func: fn, Addr: p, Len: 16, Call: p + 12}, nil
 	}
+	return Site{Func: fn, Addr: p, Len: 4, Call: p}, nil
 }
 
 // arm64Reloc returns the size of the field relocation type t writes, 0
@@ -118,12 +84,8 @@ func arm64Reloc(t uint32) int {
 // applyARM64 writes the field of r at p (in field) for symbol value s
 // (AAELF64 §5.7.3-§5.7.8: S + A, S + A - P, Page(S + A) - Page(P)).
 func (l *linker) applyARM64(field []byte, p uint64, r objfile.Reloc, s uint64, where string) error {
-	tname := l.f.RelocTypeName(r.Type)
-	sa := int64(s) + r.Addend
-	d := sa - int64(p)
+	tname, sa, d, bad := l.relocValues(p, r, s, where)
 	w := binary.LittleEndian.Uint32(field)
-	fits := func(v int64, bits uint) bool { return v >= -(1<<(bits-1)) && v < 1<<(bits-1) }
-	bad := func() error { return l.errorf("%s at %s: target %#x out of range", tname, where, uint64(sa)) }
 	switch elf.R_AARCH64(r.Type) {
 	case elf.R_AARCH64_ABS64:
 		binary.LittleEndian.PutUint64(field, uint64(sa))

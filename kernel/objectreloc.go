@@ -28,7 +28,8 @@ func (l *linker) symTarget(s objfile.Symbol) (string, error) {
 		return s.Name, nil
 	case builtinNames[s.Name]:
 		return s.Name, nil
-	case l.arch == ARM && IsARMHelper(s.Name):
+	case l.arch == ARM && IsARMHelper(s.Name), l.arch == RISCV64 && IsRISCVHelper(s.Name), l.arch == ARM64 && IsARM64Helper(s.Name),
+		l.arch == X86 && IsX86Helper(s.Name):
 		l.helpers[s.Name] = true
 		return s.Name, nil
 	}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 
 	"github.com/mcountsim/mcountsim/isa/riscv"
 	"github.com/mcountsim/mcountsim/objfile"
@@ -14,45 +15,6 @@ import (
 // lays them out); relocations follow the RISC-V ELF psABI ("Relocations"),
 // linker relaxation not performed (R_RISCV_RELAX and R_RISCV_ALIGN leave
 // the code as the assembler wrote it, which runs the same).
-
-// riscvLayout classifies the object's sites: auipc ra + jalr ra to
-// _mcount (-pg: era 0), 16 bytes of NOPs at the entry (=8 with RVC: era
-// 1), 8 bytes (=4 with RVC or =2 without: era 2), or 8 bytes before the
-// entry and 8 at it (=8,4 with RVC: era 3).
-func (l *linker) riscvLayout(found []objfile.Site) error {
-	return l.oneLayout(found, "era ", RVAtomic, func(s objfile.Site, code []byte) (string, error) {
-		switch n := rvNopBytes(code, s.SectionOffset); {
-		case s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount":
-			return RVMcount, nil
-		case !s.HasMethod(objfile.MethodPFE):
-		case s.FunctionOffset == 0 && n == 16:
-			return RVPFE16, nil
-		case s.FunctionOffset == 0 && n >= 8 && n < 16:
-			return RVPFE8, nil
-		case s.FunctionOffset == -8 && n >= 16:
-			return RVAtomic, nil
-		}
-		return "", l.errorf("site at %s (%s) is not an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4", s.FunctionRef(), s.Disasm)
-	})
-}
-
-// rvNopBytes counts the bytes of nop and c.nop from off.
-func rvNopBytes(b []byte, off uint64) int {
-	n := 0
-	for o := off; o+2 <= uint64(len(b)); {
-		switch {
-		case binary.LittleEndian.Uint16(b[o:]) == uint16(riscv.CNop()):
-			o += 2
-			n += 2
-		case o+4 <= uint64(len(b)) && binary.LittleEndian.Uint32(b[o:]) == uint32(riscv.Nop()):
-			o += 4
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
-}
 
 // workerRISCV emits the workload loop: a kthread frame, then per
 // iteration a0-a7 loaded from a data segment of the arguments, call
@@ -92,40 +54,58 @@ func (l *linker) stubRISCV() {
 	a.w(riscv.Ret())
 }
 
-// sitesRISCV adds the image's sites in the object's era.
-func (l *linker) sitesRISCV(found []objfile.Site) {
-	img := l.a.img
-	for _, s := range found {
-		fn, p, ok := l.placed(s)
-		if !ok {
-			continue
-		}
-		switch l.prologue {
-		case RVPFE16:
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 16, Call: p})
-		case RVAtomic:
-			// The patchable words are the 8 bytes at the entry; rec->ip
-			// is the jalr slot (ftrace_call_adjust: addr + 4).
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p + 8, Len: 8, Call: p + 12})
-		default: // era 0's auipc+jalr, era 2's 8 bytes
-			img.Sites = append(img.Sites, Site{Func: fn, Addr: p, Len: 8, Call: p})
-		}
+// siteRISCV is the site of function fn at p in the object's era.
+func (l *linker) siteRISCV(_ objfile.Site, fn string, p uint64) (Site, error) {
+	switch l.prologue {
+	case RVPFE16:
+		return Site{Func: fn, Addr: p, Len: 16, Call: p}, nil
+	case RVAtomic:
+		// The patchable words are the 8 bytes at the entry; rec->ip is
+		// the jalr slot (ftrace_call_adjust: addr + 4).
+		return Site{Func: fn, Addr: p + 8, Len: 8, Call: p + 12}, nil
 	}
+	return Site{Func: fn, Addr: p, Len: 8, Call: p}, nil // era 0's auipc+jalr, era 2's 8 bytes
 }
 
-// checkRISCVSites refuses an era-3 object whose sites are not 4-byte
-// aligned (the jalr word is toggled by one aligned store) and a text that
-// reaches the ftrace data at RISCVData.
+// checkRISCV refuses a text that reaches the ftrace data at RISCVData,
+// and an era-3 object with a patchable function whose entry is not 4-byte
+// aligned.
+//
+// Era 3 toggles the jalr word at entry+4 with one 4-byte store, which
+// Ziccif makes atomic for the fetch only when the word is naturally
+// aligned; a word at 2 mod 4 may be fetched in halves, old and new. Linux
+// therefore aligns every patchable function to 4 bytes (c41bf4326c7b:
+// FUNCTION_ALIGNMENT_4B with RVC, built with -fmin-function-alignment=4),
+// and because gcc's -falign-functions does not align every function (it
+// is ignored when optimizing for size and for cold functions, GCC PR
+// 88345), GCC_SUPPORTS_DYNAMIC_FTRACE depends on
+// CC_HAS_MIN_FUNCTION_ALIGNMENT || !RISCV_ISA_C: with RVC and a compiler
+// without -fmin-function-alignment (gcc < 14) the kernel is built without
+// dynamic ftrace, never with an unaligned site. A linker cannot realign a
+// function inside its section either, so LinkObject refuses the object, as
+// the kernel's configuration does, naming the first unaligned function.
 func (l *linker) checkRISCV(img *Image) error {
 	if img.Base+uint64(len(img.Text)) > RISCVData {
 		return l.errorf("text larger than %d KiB", (RISCVData-RISCVBase)>>10)
 	}
+	if l.prologue != RVAtomic {
+		return nil
+	}
+	var bad []Site
 	for _, s := range img.Sites {
-		if l.prologue == RVAtomic && s.Addr%4 != 0 {
-			return l.errorf("site of %s at %#x is not 4-byte aligned (compile with -falign-functions=4)", s.Func, s.Addr)
+		if s.Addr%4 != 0 {
+			bad = append(bad, s)
 		}
 	}
-	return nil
+	if len(bad) == 0 {
+		return nil
+	}
+	more := ""
+	if len(bad) > 1 {
+		more = fmt.Sprintf(" (and %d more patchable functions)", len(bad)-1)
+	}
+	return l.errorf("patchable function %s starts at %#x, 2 mod 4%s: the atomic layout toggles the jalr word at entry+4 with one store, atomic for the fetch only when 4-byte aligned, and Linux requires every patchable function 4-byte aligned (FUNCTION_ALIGNMENT_4B; without -fmin-function-alignment=4, gcc 14+, it builds an RVC kernel without dynamic ftrace, since -falign-functions=4 is ignored at -Os and for cold functions)",
+		bad[0].Func, bad[0].Addr, more)
 }
 
 // riscvReloc returns the size of the field relocation type t writes, 0
@@ -152,11 +132,7 @@ func riscvReloc(t uint32) int {
 
 // applyRISCV writes the field of r at p for symbol value s.
 func (l *linker) applyRISCV(field []byte, p uint64, r objfile.Reloc, s uint64, where string) error {
-	tname := l.f.RelocTypeName(r.Type)
-	sa := int64(s) + r.Addend
-	d := sa - int64(p)
-	fits := func(v int64, bits uint) bool { return v >= -(1<<(bits-1)) && v < 1<<(bits-1) }
-	bad := func() error { return l.errorf("%s at %s: target %#x out of range", tname, where, uint64(sa)) }
+	tname, sa, d, bad := l.relocValues(p, r, s, where)
 	le := binary.LittleEndian
 	w := func() uint32 { return le.Uint32(field) }
 	put := func(v uint32) { le.PutUint32(field, v) }

@@ -252,6 +252,18 @@ func (a tracerText) preemptCount(op arm.Op, v uint32) uint64 {
 	return st
 }
 
+// countFn opens function name (traced: with an mcount site) with
+// preempt_count op= 1; tp: its store is a preemptirq tracepoint (the
+// functions that are not _notrace).
+func (a tracerText) countFn(name string, traced, tp bool, op arm.Op) {
+	a.fn(name, traced)
+	a.ti(arm.R3)
+	st := a.preemptCount(op, 1)
+	if tp {
+		a.lay.PreemptTP = append(a.lay.PreemptTP, st)
+	}
+}
+
 // kernelFuncs emits the preemption, scheduler and interrupt paths.
 func (a tracerText) kernelFuncs() {
 	preempt := !a.t.NoPreempt
@@ -261,29 +273,14 @@ func (a tracerText) kernelFuncs() {
 			sfx, schedule = "_notrace", "preempt_schedule_notrace"
 		}
 		// preempt_disable: preempt_count += 1.
-		a.fn("preempt_disable"+sfx, !notrace && a.traced("preempt_disable"))
-		a.ti(arm.R3)
-		st := a.preemptCount(arm.ADD, 1)
-		if !notrace {
-			a.lay.PreemptTP = append(a.lay.PreemptTP, st)
-		}
+		a.countFn("preempt_disable"+sfx, !notrace && a.traced("preempt_disable"), !notrace, arm.ADD)
 		a.ret(arm.AL)
 		// preempt_enable_no_resched: preempt_count -= 1.
-		a.fn("preempt_enable_no_resched"+sfx, !notrace && a.traced("preempt_enable"))
-		a.ti(arm.R3)
-		st = a.preemptCount(arm.SUB, 1)
-		if !notrace {
-			a.lay.PreemptTP = append(a.lay.PreemptTP, st)
-		}
+		a.countFn("preempt_enable_no_resched"+sfx, !notrace && a.traced("preempt_enable"), !notrace, arm.SUB)
 		a.ret(arm.AL)
 		// preempt_enable: preempt_count -= 1; if it is 0 and
 		// need_resched is set, preempt_schedule().
-		a.fn("preempt_enable"+sfx, !notrace && a.traced("preempt_enable"))
-		a.ti(arm.R3)
-		st = a.preemptCount(arm.SUB, 1)
-		if !notrace {
-			a.lay.PreemptTP = append(a.lay.PreemptTP, st)
-		}
+		a.countFn("preempt_enable"+sfx, !notrace && a.traced("preempt_enable"), !notrace, arm.SUB)
 		if preempt {
 			a.w(a.imm(arm.CMP, true, 0, arm.R2, 0))
 			a.ret(arm.NE)
@@ -529,21 +526,12 @@ func buildARMTracer(cfg Config) (*Image, error) {
 		lay.ThreadShift = DefaultThreadShift
 	}
 	a := tracerText{armText{&asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4, Tracer: lay}}}, t, lay}
-	w, ok, call := a.w, a.ok, a.call
+	w, ok := a.w, a.ok
 
 	a.workload(cfg)
 	a.kernelFuncs()
 
-	a.sym("__gnu_mcount_nc")
-	a.img.Callees = append(a.img.Callees, Callee{Addr: a.pc(), Pop: 4})
-	w(arm.Push(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3, arm.LR)))
-	w(arm.LdrImm(arm.R1, arm.SP, 20))
-	w(ok(arm.SubImm(arm.R0, arm.LR, 4)))
-	call("trace_function")
-	w(arm.Pop(arm.RegList(arm.R0, arm.R1, arm.R2, arm.R3)))
-	w(arm.LdrImm(arm.LR, arm.SP, 4))
-	w(arm.LdrPost(arm.PC, arm.SP, 8))
-
+	a.gnuMcountNC()
 	a.callback()
 	a.sym("do_exit")
 	a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: HookExit})

@@ -81,23 +81,24 @@ func (tl *timeline) applyWrites(step int) {
 	}
 }
 
+// move says that CPU c now runs task run (or idle), and that task t is in
+// state at where.
+func (tl *timeline) move(c, run, t int, state, where string) {
+	tl.cpu[c] = run
+	tl.task[t], tl.where[t] = state, where
+}
+
 func (tl *timeline) apply(e sched.Event) {
 	t := e.Task
 	switch e.Kind {
 	case sched.EvSwitch:
-		tl.cpu[e.CPU] = t
-		tl.task[t] = "running"
-		tl.where[t] = e.Where
+		tl.move(e.CPU, t, t, "running", e.Where)
 	case sched.EvStopperIn:
 		tl.cpu[e.CPU] = stopper
 	case sched.EvPreempt:
-		tl.cpu[e.CPU] = idle
-		tl.task[t] = "preempted"
-		tl.where[t] = e.Where
+		tl.move(e.CPU, idle, t, "preempted", e.Where)
 	case sched.EvYield:
-		tl.cpu[e.CPU] = idle
-		tl.task[t] = "runnable"
-		tl.where[t] = e.Where
+		tl.move(e.CPU, idle, t, "runnable", e.Where)
 	case sched.EvExit:
 		tl.cpu[e.CPU] = idle
 		tl.task[t] = "exited"
@@ -107,15 +108,11 @@ func (tl *timeline) apply(e sched.Event) {
 		switch e.Op {
 		case "stop_machine":
 			tl.openSpan("stop", "stop_machine")
-			tl.task[t] = "blocked"
-			tl.where[t] = "sleeping in stop_machine()"
-			tl.cpu[e.CPU] = idle
+			tl.move(e.CPU, idle, t, "blocked", "sleeping in stop_machine()")
 		case "synchronize_sched", "synchronize_rcu_tasks":
 			what := e.Op + "()"
 			tl.openSpan("gp", what)
-			tl.task[t] = "blocked"
-			tl.where[t] = "waiting in " + what
-			tl.cpu[e.CPU] = idle
+			tl.move(e.CPU, idle, t, "blocked", "waiting in "+what)
 		case "sync_core", "flush_icache_all":
 			tl.openSpan("gp", e.Op+"()")
 		}

@@ -13,16 +13,11 @@ import (
 
 // Config is the scenario as JSON reports it.
 type Config struct {
-	Arch       string `json:"arch"`
-	Strategy   string `json:"strategy"`
-	Preempt    string `json:"preempt"`
-	CPUs       int    `json:"cpus"`
-	Tasks      int    `json:"tasks"`
-	Iterations int    `json:"iterations"`
-	Toggles    int    `json:"toggles"`
-	Functions  int    `json:"functions"`
-	Bound      int    `json:"bound"`
-	Strict     bool   `json:"strict"`
+	Arch     string `json:"arch"`
+	Strategy string `json:"strategy"`
+	explore.Size
+	Bound  int  `json:"bound"`
+	Strict bool `json:"strict"`
 	// StrategySHA256 is the SHA-256 of the strategy in the file format
 	// (patch.Format): two strategies of one name with different forms or
 	// steps differ here, and merge refuses to combine them.
@@ -67,8 +62,7 @@ func ConfigOf(sc explore.Scenario, opts explore.Options) Config {
 	if sc.Strategy != nil {
 		name = sc.Strategy.Name
 	}
-	c := Config{Arch: sc.Arch.String(), Strategy: name, Preempt: sc.Preempt.String(), CPUs: sc.CPUs, Tasks: sc.Tasks,
-		Iterations: sc.Iterations, Toggles: sc.Toggles, Functions: sc.Functions, Bound: opts.EffectiveBound(), Strict: sc.Strict,
+	c := Config{Arch: sc.Arch.String(), Strategy: name, Size: sc.Size(), Bound: opts.EffectiveBound(), Strict: sc.Strict,
 		Prologue: sc.Prologue, Object: sc.Object, Function: sc.Function}
 	if sc.Strategy != nil {
 		c.StrategySHA256 = digest([]byte(patch.Format(sc.Strategy)))

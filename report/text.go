@@ -283,7 +283,7 @@ func column(run *explore.Run, e sched.Event) (int, string) {
 		if e.State == nil {
 			return col, "  ti: " + e.Text
 		}
-		return col, "  ti: " + compactTI(*e.State)
+		return col, "  ti: " + e.State.Named("count")
 	case sched.EvLost:
 		return col, "LOST " + e.Context + "-context event"
 	case sched.EvHazard:
@@ -300,18 +300,6 @@ func irqEntry(vector string) string {
 		return "__nmi_svc"
 	}
 	return "__irq_svc"
-}
-
-// compactTI is a thread_info state in a column's width.
-func compactTI(s sched.TIState) string {
-	out := fmt.Sprintf("count %#x", s.PreemptCount)
-	if s.NeedResched {
-		out += ", need_resched"
-	}
-	if s.IRQsOff {
-		out += ", irqs off"
-	}
-	return out
 }
 
 func shortWhere(e sched.Event) string {

@@ -39,7 +39,10 @@
 // the detectors' tail only for a step that did more than fall through),
 // and the ISA packages run their commonest forms on a fast path inside
 // Exec. The cores are corearm.go (A32), corex86.go
-// (x86-64), corearm64.go (A64) and coreriscv.go (RV64GC). Everything else
+// (x86-64), corearm64.go (A64) and coreriscv.go (RV64GC); the tracer
+// kernel, laid out for ARM only, reaches the interrupt frame and the
+// thread_info accesses it reasons about through tracerCore, which the ARM
+// core implements (corearmtracer.go). Everything else
 // is written once for every core: the worker step and the detectors
 // (worker.go), instruction fetch through per-CPU views (fetch.go), the
 // scheduler and Options/Apply (step.go), the patcher and the stoppers

@@ -93,8 +93,12 @@ type TIState struct {
 }
 
 // String reads like "preempt_count 0x10001, need_resched, irqs off".
-func (s TIState) String() string {
-	out := fmt.Sprintf("preempt_count %#x", s.PreemptCount)
+func (s TIState) String() string { return s.Named("preempt_count") }
+
+// Named is String with count as the name of the preempt count (a report's
+// narrow column writes "count 0x10001, need_resched, irqs off").
+func (s TIState) Named(count string) string {
+	out := fmt.Sprintf("%s %#x", count, s.PreemptCount)
 	if s.NeedResched {
 		out += ", need_resched"
 	}

@@ -3,7 +3,6 @@ package sched
 import (
 	"fmt"
 
-	"github.com/mcountsim/mcountsim/isa/arm"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/rv"
 )
@@ -95,30 +94,17 @@ func (m *Machine) applyIRQ(a Action) {
 		m.tr.irqs++
 	}
 	m.closePass(c, t)
-	ac, ok := m.core.(*armCore)
+	tc, ok := m.core.(tracerCore)
 	if !ok {
 		m.fault(c, t, m.pcOf(t), "interrupts are modelled on arm only")
 		return
 	}
-	r := &ac.regs[t]
-	sp := r.R[arm.SP] - irqFrameWords*4
-	lo, _ := m.stackRange(t)
-	if uint64(sp) < lo+kernel.TISize {
-		m.fault(c, t, uint64(r.R[arm.PC]), "stack overflow: no room for the interrupt frame above thread_info")
-		return
-	}
-	for i := 0; i < 16; i++ {
-		m.storeStack(uint64(sp)+uint64(4*i), 4, uint64(r.R[i]), uint8(i))
-	}
-	m.storeStack(uint64(sp)+64, 4, uint64(b2u(r.N)<<31|b2u(r.Z)<<30|b2u(r.C)<<29|b2u(r.V)<<28), 0xfe)
 	// The pad word keeps the interrupt mask the handler returns to (an
 	// NMI may arrive with interrupts masked) and the vector.
-	prev := m.tiGet(t, kernel.TIIRQsOff)
-	m.storeStack(uint64(sp)+68, 4, uint64(prev|uint32(a.Task)<<8), 0xfe)
-	pc := uint64(r.R[arm.PC])
-	r.R[arm.SP] = sp
-	r.R[arm.R0] = uint32(a.Task)
-	r.R[arm.PC] = uint32(entry)
+	pc, ok := tc.irqEnter(m, c, t, entry, m.tiGet(t, kernel.TIIRQsOff)|uint32(a.Task)<<8, uint32(a.Task))
+	if !ok {
+		return
+	}
 	m.tiSet(t, kernel.TIIRQsOff, 1)
 	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: pc, Text: what + ": the CPU enters " + m.img.Name(entry) + " (interrupts off)", Vector: vector, State: m.tiState(t)})
 	m.tr.prevOff[t] = 1
@@ -134,15 +120,8 @@ func (m *Machine) applyIRQ(a Action) {
 
 // irqReturn is svc_exit: restore the registers __irq_svc was entered with.
 func (m *Machine) irqReturn(c, t int8) {
-	ac := m.core.(*armCore)
-	r := &ac.regs[t]
-	sp := uint64(r.R[arm.SP])
-	for i := 0; i < 16; i++ {
-		r.R[i] = le32(m.stack[sp-StackBase+uint64(4*i):])
-	}
-	f := le32(m.stack[sp-StackBase+64:])
-	r.N, r.Z, r.C, r.V = f&(1<<31) != 0, f&(1<<30) != 0, f&(1<<29) != 0, f&(1<<28) != 0
-	pad := le32(m.stack[sp-StackBase+68:])
+	tc := m.core.(tracerCore)
+	pad := tc.irqExit(m, t)
 	if pad>>8 == kernel.IRQNMI {
 		m.nmiReturn(c, t, pad&0xff)
 		return
@@ -151,11 +130,11 @@ func (m *Machine) irqReturn(c, t int8) {
 	// The handler's frames below the restored sp are dead: scrubbed
 	// (explore's package doc, "The tracer kernel's thread_info accesses").
 	lo, _ := m.stackRange(t)
-	m.scrubStack(lo+kernel.TISize, uint64(r.R[arm.SP]))
+	m.scrubStack(lo+kernel.TISize, tc.sp(t))
 	m.tr.prevOff[t] = 0
 	m.tr.offRun[t] = 0
 	m.rvEvent(rv.IRQEnable, c, t, false)
-	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the interrupt (interrupts on)", Vector: "return", State: m.tiState(t)})
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: m.core.pc(t), Text: "return from the interrupt (interrupts on)", Vector: "return", State: m.tiState(t)})
 	if m.shape.excSync {
 		m.syncCPU(c, "returning from an interrupt")
 	}
@@ -186,16 +165,14 @@ func (m *Machine) nmiOK(count uint32) bool {
 
 // nmiReturn is the return from __nmi_svc to the interrupt mask it found.
 func (m *Machine) nmiReturn(c, t int8, mask uint32) {
-	ac := m.core.(*armCore)
-	r := &ac.regs[t]
 	m.tiSet(t, kernel.TIIRQsOff, mask)
 	lo, _ := m.stackRange(t)
-	m.scrubStack(lo+kernel.TISize, uint64(r.R[arm.SP]))
+	m.scrubStack(lo+kernel.TISize, m.core.(tracerCore).sp(t))
 	m.tr.prevOff[t] = mask
 	if mask == 0 {
 		m.tr.offRun[t] = 0
 	}
-	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: uint64(r.R[arm.PC]), Text: "return from the NMI", Vector: "return", State: m.tiState(t)})
+	m.event(Event{Kind: EvIRQ, CPU: int(c), Task: int(t), PC: m.core.pc(t), Text: "return from the NMI", Vector: "return", State: m.tiState(t)})
 	if m.shape.excSync {
 		m.syncCPU(c, "returning from an NMI")
 	}

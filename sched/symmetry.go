@@ -1,5 +1,7 @@
 package sched
 
+import "github.com/mcountsim/mcountsim/kernel"
+
 // Task symmetry in the state hash (issue 19).
 //
 // Every worker task runs the same program: it starts at the image's entry
@@ -26,7 +28,11 @@ package sched
 // each was written from, indexed by word within its stack, its run-queue
 // and wait bits, its tracer record), the digests are hashed as a sorted
 // multiset, and each CPU record carries the digest of the task it runs in
-// place of the task's index. The state's other parts (text and
+// place of the task's index. The CPU records are sorted too, which renames
+// the CPUs: what a CPU's identity reaches is in its record (its view, IPI,
+// stopper and grace-period bits, and, in the tracer kernel, its per-CPU
+// counter: perCPUDigest) or pins the renaming (a running task's
+// thread_info.cpu is a word of its digest). The state's other parts (text and
 // provenance, site histories, data, the patcher, its progress and waits,
 // the CPUs' views) have no task index in them and are hashed as they are.
 // Equal keys mean equal states up to a permutation (and a renaming of
@@ -216,6 +222,9 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		if len(m.st.dirty) > 0 {
 			view = m.viewDigest(c)
 		}
+		if m.tr.on {
+			view ^= m.perCPUDigest(c)
+		}
 		cpus[c] = [2]uint64{mix(mix(r^view) ^ d[0]), mix(mix(r+view+0x4b33a62ed433d4a3) + d[1])}
 	}
 	sortPairs(cpus[:m.cfg.CPUs])
@@ -237,6 +246,24 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		m.hashTracer(&h, false)
 	}
 	return h.sum(), true
+}
+
+// perCPUDigest is CPU c's own words of the tracer kernel's per-CPU data
+// (its data->disabled counter), folded into c's record so that renaming
+// the CPUs, which sorting their records does, moves each CPU's data with
+// it. Hashed by address alone, a state in which two CPUs with different
+// records (one with an IPI pending, say) hold different counters would
+// collide with the state in which the records are swapped and the
+// counters are not, though a task scheduled onto the CPU with the IPI
+// then reads another counter. The running tasks' thread_info.cpu already
+// pins the CPUs they run on (it is a stack word of their digest); idle
+// CPUs had nothing to pin them.
+func (m *Machine) perCPUDigest(c int) uint64 {
+	off, ok := m.dataOff(kernel.PerCPUBase+4*uint64(c), 4)
+	if !ok {
+		return 0
+	}
+	return mix(uint64(le32(m.data[off:])) + 0x7f4a7c15)
 }
 
 // sortPairs sorts a handful of 128-bit values in place.

@@ -55,3 +55,31 @@ func TestSymmetryFallsBack(t *testing.T) {
 	require.False(t, canonical(), "a register holding a value in ownTag's range")
 	regs.X[3] = 0
 }
+
+// Sorting the CPU records renames the CPUs; the tracer kernel's per-CPU
+// counters, hashed by address, do not move with them, so each CPU's record
+// carries its own counter. Two idle CPUs, one with a sync_core IPI
+// pending: with equal counters, which of them has the IPI does not matter;
+// with CPU 0's counter taken, a task woken onto the CPU with the IPI reads
+// a different counter, and the two states must stay apart.
+func TestSymmetryRenamesPerCPUData(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM, kernel.Config{Tracer: &kernel.Tracer{Name: "counter",
+		Steps: []string{"disabled_inc", "record_if_first", "disabled_dec"}}})
+	require.NoError(t, err)
+	m, err := New(img, Config{CPUs: 2, Tasks: 2, StackWords: 1 << (kernel.DefaultThreadShift - 2)}, &Program{})
+	require.NoError(t, err)
+	for c := 0; c < 2; c++ {
+		require.Equal(t, int8(-1), m.cpus[c].Cur, "both CPUs idle")
+	}
+	hash := func(ipi int, counter0 uint64) [2]uint64 {
+		for c := 0; c < 2; c++ {
+			m.cpus[c].IPI = c == ipi
+		}
+		require.NoError(t, m.Store(kernel.PerCPUBase, 4, counter0, 0))
+		h, ok := m.hashSym()
+		require.True(t, ok)
+		return h
+	}
+	require.Equal(t, hash(0, 0), hash(1, 0), "equal counters: the CPUs are interchangeable")
+	require.NotEqual(t, hash(0, 1), hash(1, 1), "CPU 0's counter taken: the IPI's CPU matters")
+}

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/mcountsim/mcountsim/detect"
-	"github.com/mcountsim/mcountsim/isa/arm"
 	"github.com/mcountsim/mcountsim/kernel"
 	"github.com/mcountsim/mcountsim/rv"
 )
@@ -475,21 +474,8 @@ func (m *Machine) IRQs() int { return int(m.tr.irqs) }
 // tiAccess reports whether the instruction at pc is a single load or
 // store, the kind tiLocal may find local (the tracer kernel is ARM).
 func (m *Machine) tiAccess(pc uint64) bool {
-	ac, ok := m.core.(*armCore)
-	off, in := m.textOff(pc)
-	if !ok || !in {
-		return false
-	}
-	inst, err := ac.st.dec.Lookup(uint32(pc), le32(m.text[off:]))
-	if err != nil {
-		return false
-	}
-	var r arm.Regs
-	if _, _, ok := arm.LoadAddr(inst, &r); ok {
-		return true
-	}
-	_, _, _, ok = arm.StoreAddr(inst, &r)
-	return ok
+	tc, ok := m.core.(tracerCore)
+	return ok && tc.oneAccess(m, pc)
 }
 
 // tiLocal reports whether worker t's next instruction, a single load or
@@ -506,29 +492,14 @@ func (m *Machine) tiAccess(pc uint64) bool {
 //   - a store must leave whether t may take an interrupt or an NMI and
 //     whether it may be preempted as they were.
 func (m *Machine) tiLocal(t int8, pc uint64) bool {
-	ac, ok := m.core.(*armCore)
+	tc, ok := m.core.(tracerCore)
 	if !ok {
 		return false
 	}
-	off, in := m.textOff(pc)
-	if !in {
+	a, n, v, store, ok := tc.access(m, t, pc)
+	if !ok {
 		return false
 	}
-	inst, err := ac.st.dec.Lookup(uint32(pc), le32(m.text[off:]))
-	if err != nil {
-		return false
-	}
-	r := &ac.regs[t]
-	a32, n, store := uint32(0), 0, false
-	var v uint32
-	if x, k, ok := arm.LoadAddr(inst, r); ok {
-		a32, n = x, k
-	} else if x, k, val, ok := arm.StoreAddr(inst, r); ok {
-		a32, n, v, store = x, k, val, true
-	} else {
-		return false
-	}
-	a := uint64(a32)
 	lo, _ := m.stackRange(t)
 	if a < lo || n > 4 || a+uint64(n) > lo+kernel.TISize || a&^3 != (a+uint64(n)-1)&^3 {
 		return false

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -74,8 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fmt.Fprintf(stderr, "mcountsim %s: %s\n", cmd, fmt.Sprintf(format, a...))
 		return 2
 	}
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet(cmd)
 	var f checkFlags
 	fs.StringVar(&f.arch, "arch", "arm", "instruction set: arm or x86")
 	fs.StringVar(&f.strategy, "strategy", "", "built-in strategy (see mcountsim strategies)")
@@ -111,17 +109,10 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 		fs.BoolVar(&f.noSymmetry, "no-symmetry", false, "do not merge states that differ only by a permutation of the worker tasks (a slower search, the same verdict)")
 	}
-	if err := fs.Parse(args); err != nil {
-		if helpRequested(err, fs, stdout, fmt.Sprintf("Usage: mcountsim %s [flags]\n\nFlags:\n", cmd), checkExamples) {
-			return 0
-		}
-		return fail("%v", err)
+	set, status, ok := parseFlagsOnly(fs, args, stdout, fmt.Sprintf("Usage: mcountsim %s [flags]\n\nFlags:\n", cmd), checkExamples, "", fail)
+	if !ok {
+		return status
 	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q", fs.Arg(0))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if f.timeout < 0 {
 		return fail("--timeout must not be negative, got %v", f.timeout)
 	}

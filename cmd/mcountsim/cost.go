@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -114,8 +113,7 @@ func runCost(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcountsim cost: %s\n", strings.Join(strings.Fields(fmt.Sprintf(format, a...)), " "))
 		return 2
 	}
-	fs := flag.NewFlagSet("cost", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("cost")
 	archFlag := fs.String("arch", "arm", "instruction set of the built-in text: arm, x86, ... (see mcountsim strategies)")
 	strategy := fs.String("strategy", "", "measure only this built-in strategy (default: every one of the arch)")
 	object := fs.String("object", "", "measure every traced function of this ELF `object`")
@@ -123,17 +121,10 @@ func runCost(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "also write a picture of the costs to `file` (SVG)")
 	cpus := fs.String("cpus", "", "comma-separated CPUs to predict cycles for (default: the arch's, see the cost package)")
 	noCycles := fs.Bool("no-cycles", false, "do not run llvm-mca")
-	if err := fs.Parse(args); err != nil {
-		if helpRequested(err, fs, stdout, costUsage, "") {
-			return 0
-		}
-		return fail("%v (see mcountsim cost --help)", err)
+	set, status, ok := parseFlagsOnly(fs, args, stdout, costUsage, "", " (see mcountsim cost --help)", fail)
+	if !ok {
+		return status
 	}
-	if fs.NArg() > 0 {
-		return fail("unexpected argument %q", fs.Arg(0))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	opts := cost.MeasureOptions{NoCycles: *noCycles}
 	if set["cpus"] {
 		if *noCycles {

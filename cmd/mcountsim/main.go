@@ -58,6 +58,33 @@ var commands = map[string]bool{"check": true, "replay": true, "strategies": true
 
 const commandList = "check, replay, strategies, sites, merge, stats or cost"
 
+// newFlagSet returns the flag set of command name: Parse returns its
+// errors and prints nothing (the command writes its own messages and help).
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlagsOnly parses args into fs for a command that takes flags and no
+// other argument. It returns the names of the flags given and ok, or the
+// exit status: 0 after writing the help (see helpRequested), fail's for a
+// parse error (followed by hint) or an argument.
+func parseFlagsOnly(fs *flag.FlagSet, args []string, stdout io.Writer, head, tail, hint string, fail func(string, ...any) int) (set map[string]bool, status int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if helpRequested(err, fs, stdout, head, tail) {
+			return nil, 0, false
+		}
+		return nil, fail("%v%s", err, hint), false
+	}
+	if fs.NArg() > 0 {
+		return nil, fail("unexpected argument %q", fs.Arg(0)), false
+	}
+	set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set, 0, true
+}
+
 // helpRequested reports whether err, from fs.Parse, is -h or --help; it
 // then writes the help to stdout: head, the flags' defaults, then tail.
 func helpRequested(err error, fs *flag.FlagSet, stdout io.Writer, head, tail string) bool {

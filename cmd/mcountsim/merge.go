@@ -101,8 +101,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcountsim merge: %s\n", fmt.Sprintf(format, a...))
 		return 2
 	}
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("merge")
 	asJSON := fs.Bool("json", false, "write the merged result as one JSON object")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -64,8 +63,7 @@ type sitesRecord struct {
 // runSites implements `mcountsim sites [--json] FILE...` and returns the
 // exit status: 0 on success, 2 on any error.
 func runSites(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sites", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("sites")
 	jsonOut := fs.Bool("json", false, "write JSON Lines, one object per site")
 	if err := fs.Parse(args); err != nil {
 		if helpRequested(err, fs, stdout, sitesUsage, "") {

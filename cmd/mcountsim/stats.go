@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -77,8 +76,7 @@ type statsRecord struct {
 // runStats implements `mcountsim stats A B` and returns the exit status:
 // 0 on success, 2 on bad input.
 func runStats(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("stats")
 	jsonOut := fs.Bool("json", false, "write one JSON object")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test, in (0, 1)")
 	unit := fs.String("unit", "", "unit to read from Go benchmark input (default the first)")

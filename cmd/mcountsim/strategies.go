@@ -11,8 +11,7 @@ import (
 )
 
 func runStrategies(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("strategies", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("strategies")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fmt.Fprintln(stdout, "Usage: mcountsim strategies\n\nLists every built-in strategy: its arch, the forms a site takes, and where it comes from.")

@@ -1,8 +1,9 @@
 // Package isatest holds what the tests of the ISA packages (isa/arm,
-// isa/arm64, isa/riscv) share: the differential test of an executor
+// isa/arm64, isa/riscv, isa/x86) share: the differential test of an executor
 // against qemu-user (Harness, Diff), a recording isa.Bus (Bus) and a plain
 // one for benchmarks (SliceBus, BenchRun), and the parser of objdump -D
-// that the encoder cross-checks read (ParseObjdump).
+// that the encoder cross-checks read (ParseObjdump), and the fuzzers' check
+// of an execution error (Fault).
 //
 // A differential test builds testdata/qemu/harness.c of its package with
 // the cross gcc into a static program that reads fixed-size cases on

@@ -263,3 +263,72 @@ func InCMODXSet(w uint32) bool {
 	}
 	return false
 }
+
+// Shift types of the shifted-register operand (C6.2, "shift").
+const (
+	ShiftLSL uint8 = iota
+	ShiftLSR
+	ShiftASR
+)
+
+// shifted is the 64-bit data-processing (shifted register) form
+// (C4.1.87): op rd, rn, rm, shift #amount (0..63).
+func shifted(op Word, rd, rn, rm int, sh uint8, amount uint) Word {
+	if amount > 63 || sh > ShiftASR {
+		panic(fmt.Sprintf("arm64: shift %d #%d out of range", sh, amount))
+	}
+	return op | Word(sh)<<22 | reg(rm)<<16 | Word(amount)<<10 | reg(rn)<<5 | reg(rd)
+}
+
+// AddReg is ADD Xd, Xn, Xm{, shift #amount} (C6.2.5); SubReg SUB
+// (C6.2.357); AndReg AND (C6.2.13); OrrReg ORR (C6.2.230); EorReg EOR
+// (C6.2.95). Register 31 is XZR.
+func AddReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0x8b000000, rd, rn, rm, sh, amount)
+}
+func SubReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0xcb000000, rd, rn, rm, sh, amount)
+}
+func AndReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0x8a000000, rd, rn, rm, sh, amount)
+}
+func OrrReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0xaa000000, rd, rn, rm, sh, amount)
+}
+func EorReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0xca000000, rd, rn, rm, sh, amount)
+}
+
+// Neg is NEG Xd, Xm, the alias of SUB Xd, XZR, Xm (C6.2.205).
+func Neg(rd, rm int) Word { return SubReg(rd, XZR, rm, ShiftLSL, 0) }
+
+// Lslv, Lsrv and Asrv shift Xn by Xm modulo 64 (C6.2.178, C6.2.182,
+// C6.2.18).
+func Lslv(rd, rn, rm int) Word { return 0x9ac02000 | reg(rm)<<16 | reg(rn)<<5 | reg(rd) }
+func Lsrv(rd, rn, rm int) Word { return 0x9ac02400 | reg(rm)<<16 | reg(rn)<<5 | reg(rd) }
+func Asrv(rd, rn, rm int) Word { return 0x9ac02800 | reg(rm)<<16 | reg(rn)<<5 | reg(rd) }
+
+// Madd is MADD Xd, Xn, Xm, Xa: Xd = Xa + Xn*Xm (C6.2.189); Mul is its
+// alias with Xa = XZR.
+func Madd(rd, rn, rm, ra int) Word {
+	return 0x9b000000 | reg(rm)<<16 | reg(ra)<<10 | reg(rn)<<5 | reg(rd)
+}
+func Mul(rd, rn, rm int) Word { return Madd(rd, rn, rm, XZR) }
+
+// bitfieldEnc is the 64-bit UBFM/SBFM (C6.2.377, C6.2.266) with immr, imms
+// in 0..63.
+func bitfieldEnc(op Word, rd, rn int, immr, imms uint) Word {
+	if immr > 63 || imms > 63 {
+		panic(fmt.Sprintf("arm64: bitfield #%d, #%d out of range", immr, imms))
+	}
+	return op | Word(immr)<<16 | Word(imms)<<10 | reg(rn)<<5 | reg(rd)
+}
+
+// Ubfm and Sbfm are the 64-bit bitfield moves; LslImm, LsrImm, AsrImm and
+// Ubfx are their aliases (C6.2.176, C6.2.180, C6.2.16, C6.2.376).
+func Ubfm(rd, rn int, immr, imms uint) Word { return bitfieldEnc(0xd3400000, rd, rn, immr, imms) }
+func Sbfm(rd, rn int, immr, imms uint) Word { return bitfieldEnc(0x93400000, rd, rn, immr, imms) }
+func LslImm(rd, rn int, sh uint) Word       { return Ubfm(rd, rn, (64-sh)%64, 63-sh) }
+func LsrImm(rd, rn int, sh uint) Word       { return Ubfm(rd, rn, sh, 63) }
+func AsrImm(rd, rn int, sh uint) Word       { return Sbfm(rd, rn, sh, 63) }
+func Ubfx(rd, rn int, lsb, width uint) Word { return Ubfm(rd, rn, lsb, lsb+width-1) }

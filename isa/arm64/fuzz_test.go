@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 )
 
@@ -56,18 +57,13 @@ func FuzzDecodeExec(f *testing.F) {
 		_ = InCMODXSet(w)
 		flow, err := Exec(&inst, &r, bus)
 		if err != nil {
-			var e *isa.Fault
-			if !errors.As(err, &e) || e.PC != 0x1000 || !bytes.Equal(e.Bytes, wordBytes(w)) {
-				t.Fatalf("%08x: error %#v is not an *isa.Fault at pc 0x1000", w, err)
-			}
-			if !errors.Is(err, isa.ErrUndecodable) && !errors.Is(err, isa.ErrUnsupported) &&
-				!errors.Is(err, isa.ErrMemory) && !errors.Is(err, isa.ErrBreakpoint) {
-				t.Fatalf("%08x: error %v wraps no sentinel", w, err)
+			e := isatest.Fault(t, err, 0x1000, isa.ErrUndecodable, isa.ErrUnsupported, isa.ErrMemory, isa.ErrBreakpoint)
+			if !bytes.Equal(e.Bytes, wordBytes(w)) {
+				t.Fatalf("%08x: fault bytes % x", w, e.Bytes)
 			}
 			if errors.Is(err, isa.ErrUnsupported) && e.Disasm == "" {
 				t.Fatalf("%08x: unsupported without disassembly", w)
 			}
-			_ = err.Error()
 			return
 		}
 		if derr != nil {

@@ -192,3 +192,66 @@ func CRet() Half { return CJr(RA) }
 
 // CEbreak is C.EBREAK (§16.8): 9002.
 func CEbreak() Half { return 0x9002 }
+
+func rType(op, funct3, funct7 uint32, rd, rs1, rs2 int) Word {
+	return Word(funct7<<25 | uint32(rs2&31)<<20 | uint32(rs1&31)<<15 | funct3<<12 | uint32(rd&31)<<7 | op)
+}
+
+// shiftImm is the I-type shift of §2.4.1 and §5.2: the shift amount in
+// imm[5:0] (imm[4:0] for the W forms, whose bound is 32), funct6 above it.
+func shiftImm(op, funct3, funct6 uint32, rd, rs1 int, sh uint, bound uint) Word {
+	if sh >= bound {
+		panic(fmt.Sprintf("riscv: shift amount %d out of range 0..%d", sh, bound-1))
+	}
+	return Word(funct6<<26 | uint32(sh)<<20 | uint32(rs1&31)<<15 | funct3<<12 | uint32(rd&31)<<7 | op)
+}
+
+// The register-register operations of §2.4.2 (and their RV64 W forms,
+// §5.2, which operate on the low 32 bits and sign-extend the result).
+func Add(rd, rs1, rs2 int) Word  { return rType(0x33, 0, 0x00, rd, rs1, rs2) }
+func Sub(rd, rs1, rs2 int) Word  { return rType(0x33, 0, 0x20, rd, rs1, rs2) }
+func Sll(rd, rs1, rs2 int) Word  { return rType(0x33, 1, 0x00, rd, rs1, rs2) }
+func Slt(rd, rs1, rs2 int) Word  { return rType(0x33, 2, 0x00, rd, rs1, rs2) }
+func Sltu(rd, rs1, rs2 int) Word { return rType(0x33, 3, 0x00, rd, rs1, rs2) }
+func Xor(rd, rs1, rs2 int) Word  { return rType(0x33, 4, 0x00, rd, rs1, rs2) }
+func Srl(rd, rs1, rs2 int) Word  { return rType(0x33, 5, 0x00, rd, rs1, rs2) }
+func Sra(rd, rs1, rs2 int) Word  { return rType(0x33, 5, 0x20, rd, rs1, rs2) }
+func Or(rd, rs1, rs2 int) Word   { return rType(0x33, 6, 0x00, rd, rs1, rs2) }
+func And(rd, rs1, rs2 int) Word  { return rType(0x33, 7, 0x00, rd, rs1, rs2) }
+func Addw(rd, rs1, rs2 int) Word { return rType(0x3b, 0, 0x00, rd, rs1, rs2) }
+func Subw(rd, rs1, rs2 int) Word { return rType(0x3b, 0, 0x20, rd, rs1, rs2) }
+
+// Mul is MUL rd, rs1, rs2 (§7.1, M): the low 64 bits of the product.
+func Mul(rd, rs1, rs2 int) Word { return rType(0x33, 0, 0x01, rd, rs1, rs2) }
+
+// Neg is NEG rd, rs, the pseudo-instruction SUB rd, x0, rs.
+func Neg(rd, rs int) Word { return Sub(rd, Zero, rs) }
+
+// The register-immediate operations of §2.4.1 (12-bit immediates; they
+// panic outside -2048..2047, as Addi).
+func Slti(rd, rs1 int, imm int32) Word  { return itype(0x13, 2, rd, rs1, imm) }
+func Sltiu(rd, rs1 int, imm int32) Word { return itype(0x13, 3, rd, rs1, imm) }
+func Xori(rd, rs1 int, imm int32) Word  { return itype(0x13, 4, rd, rs1, imm) }
+func Ori(rd, rs1 int, imm int32) Word   { return itype(0x13, 6, rd, rs1, imm) }
+func Andi(rd, rs1 int, imm int32) Word  { return itype(0x13, 7, rd, rs1, imm) }
+
+// Addiw is ADDIW rd, rs1, imm (§5.2): the 32-bit sum, sign-extended;
+// Addiw(rd, rs, 0) is SEXT.W rd, rs.
+func Addiw(rd, rs1 int, imm int32) Word { return itype(0x1b, 0, rd, rs1, imm) }
+
+// Slli, Srli and Srai shift by 0..63 (§5.2); the W forms by 0..31. They
+// panic on a larger amount.
+func Slli(rd, rs1 int, sh uint) Word  { return shiftImm(0x13, 1, 0x00, rd, rs1, sh, 64) }
+func Srli(rd, rs1 int, sh uint) Word  { return shiftImm(0x13, 5, 0x00, rd, rs1, sh, 64) }
+func Srai(rd, rs1 int, sh uint) Word  { return shiftImm(0x13, 5, 0x10, rd, rs1, sh, 64) }
+func Slliw(rd, rs1 int, sh uint) Word { return shiftImm(0x1b, 1, 0x00, rd, rs1, sh, 32) }
+func Srliw(rd, rs1 int, sh uint) Word { return shiftImm(0x1b, 5, 0x00, rd, rs1, sh, 32) }
+func Sraiw(rd, rs1 int, sh uint) Word { return shiftImm(0x1b, 5, 0x10, rd, rs1, sh, 32) }
+
+// Li32 returns LUI rd, hi + ADDIW rd, rd, lo: rd = v, sign-extended from
+// 32 bits (the li pseudo-instruction for a 32-bit constant).
+func Li32(rd int, v int32) (Word, Word) {
+	lo := v << 20 >> 20
+	hi := uint32(int64(v)-int64(lo)) >> 12
+	return Lui(rd, hi), Addiw(rd, rd, lo)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 )
 
@@ -51,18 +52,13 @@ func FuzzDecodeExec(f *testing.F) {
 		before := r
 		flow, err := Exec(&inst, &r, bus)
 		if err != nil {
-			var e *isa.Fault
-			if !errors.As(err, &e) || e.PC != 0x1000 || !bytes.HasPrefix(code, e.Bytes) {
-				t.Fatalf("% x: error %#v is not an *isa.Fault at pc 0x1000 with the bytes", code, err)
-			}
-			if !errors.Is(err, isa.ErrUndecodable) && !errors.Is(err, isa.ErrUnsupported) &&
-				!errors.Is(err, isa.ErrMemory) && !errors.Is(err, isa.ErrBreakpoint) {
-				t.Fatalf("% x: error %v wraps no sentinel", code, err)
+			e := isatest.Fault(t, err, 0x1000, isa.ErrUndecodable, isa.ErrUnsupported, isa.ErrMemory, isa.ErrBreakpoint)
+			if !bytes.HasPrefix(code, e.Bytes) {
+				t.Fatalf("% x: fault bytes % x", code, e.Bytes)
 			}
 			if errors.Is(err, isa.ErrBreakpoint) && r != before {
 				t.Fatalf("% x: ebreak changed the registers", code)
 			}
-			_ = err.Error()
 			return
 		}
 		if derr != nil {

@@ -63,6 +63,8 @@ type Inst struct {
 	int3  bool
 	endbr bool
 	fast  uint8 // the form Exec runs on its fast path (fast.go), or fastNone
+	str   uint8 // a string instruction's kind (strops.go), or strNone
+	rep   uint8 // its repeat prefix, or repNone
 	nraw  uint8 // how many bytes of raw the decoding depends on
 	Rel   int64 // direct branch displacement: the target is pc+Len+Rel
 	dst   operand
@@ -483,7 +485,9 @@ func compile(inst *Inst) {
 	default:
 		var ok bool
 		if ok, err = compileInt(inst, &size); !ok {
-			err = isa.ErrUnsupported
+			if ok, err = compileMore(inst, &size); !ok {
+				err = isa.ErrUnsupported
+			}
 		}
 	}
 	if err == nil && (size < 1 || size > 8 || size&(size-1) != 0) {
@@ -534,7 +538,9 @@ func RIPRelative(inst *Inst) bool {
 
 // MemAddr returns the data access of inst's memory operand with registers
 // r, without executing it: the address, the number of bytes, and whether
-// it may store (a memory destination, or pop to memory); ok is false for
+// it may store (a memory destination, or pop to memory; for a string
+// instruction the access of its next iteration, and for MOVS and CMPS,
+// which access two places, the span that covers both); ok is false for
 // an instruction without a memory operand (lea and nop touch no memory),
 // one Exec does not run, and calls and jumps through memory. leave reports
 // its load through rbp. The stack accesses of push, pop, call and ret are
@@ -550,6 +556,9 @@ func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
 		return 0, 0, false, false
 	case x86asm.LEAVE:
 		return r.R[RBP], 8, false, true
+	}
+	if inst.str != strNone {
+		return stringMemAddr(inst, r)
 	}
 	next := r.RIP + uint64(inst.Len)
 	switch {

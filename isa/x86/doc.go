@@ -33,9 +33,16 @@
 // CBW/CWDE/CDQE, CWD/CDQ/CQO, SHL, SHR, SAR, ROL, ROR (by 1, an immediate
 // or CL), SHLD, SHRD, BSWAP, BSF, BSR, TZCNT, LZCNT, POPCNT, BT, BTS, BTR,
 // BTC, XADD, CMPXCHG (LOCK accepted: one CPU executes an instruction at a
-// time), MOVBE, CMOVcc, SETcc and XCHG: the integer instructions gcc -O2
-// emits for kernel code (TestFormsDifferential checks each form against
-// the host CPU and qemu-x86_64). A DIV or IDIV by zero, or with a quotient
+// time), MOVBE, CMOVcc, SETcc, XCHG, RCL, RCR (by 1, an immediate or CL),
+// CLC, STC, CMC, CLD, LAHF, SAHF, and the string instructions MOVS, STOS,
+// LODS, SCAS and CMPS at every width with REP, REPE or REPNE (one
+// iteration per Exec: RIP stays at the instruction, with isa.FlowBranch,
+// until the count or the condition ends it, as the CPU makes each
+// iteration interruptible; the direction flag is clear, as the ABI has it,
+// and STD is refused; strops.go): the integer instructions gcc emits for
+// kernel code at -O1, -O2 and -Os (TestFormsDifferential and
+// TestStringDifferential check each form against the host CPU and
+// qemu-x86_64). A DIV or IDIV by zero, or with a quotient
 // that does not fit, is an *isa.Fault wrapping ErrDivide (#DE), with the
 // registers left as they were. Anything else (SSE and x87 among them,
 // refused by name), a 16-bit operand

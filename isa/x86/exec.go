@@ -456,7 +456,13 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 			return isa.FlowNext, err
 		}
 	default:
+		if inst.str != strNone {
+			return execString(inst, r, bus, pc)
+		}
 		ok, err := execInt(inst, r, bus, next)
+		if !ok {
+			ok, err = execMore(inst, r, bus, next)
+		}
 		if !ok {
 			return isa.FlowNext, isa.ErrUnsupported
 		}
@@ -492,39 +498,39 @@ func (r *Regs) result(res uint64, size uint8) {
 // add returns a+b+carry truncated to size bytes and sets all six flags as
 // ADD/ADC do (SDM "ADD", "ADC").
 func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
-	m := sizeMask[size]
-	var res, c uint64
-	if size == 8 {
-		res, c = bits.Add64(a, b, carry)
-	} else {
-		sum := a + b + carry
-		res, c = sum&m, sum>>(size*8)
-	}
-	r.CF = c != 0
-	r.OF = ((a^res)&(b^res))>>(size*8-1)&1 != 0
-	r.AF = (a^b^res)&0x10 != 0
+	res, c := adder(a, b, carry, size)
+	r.addFlags(a, b, res, c, size)
 	r.result(res, size)
 	return res
 }
 
 // sub returns a-b-borrow truncated to size bytes and sets all six flags as
-// SUB/SBB/CMP do (SDM "SUB", "SBB", "CMP").
+// SUB/SBB/CMP do (SDM "SUB", "SBB", "CMP"): it adds a + ^b + (1 - borrow)
+// as the ALU does, and CF and AF are the borrows, the complements of that
+// sum's carries.
 func (r *Regs) sub(a, b, borrow uint64, size uint8) uint64 {
-	m := sizeMask[size]
-	var res, c uint64
-	if size == 8 {
-		res, c = bits.Sub64(a, b, borrow)
-	} else {
-		res = (a - b - borrow) & m
-		if a < b+borrow {
-			c = 1
-		}
-	}
-	r.CF = c != 0
-	r.OF = ((a^b)&(a^res))>>(size*8-1)&1 != 0
-	r.AF = (a^b^res)&0x10 != 0
+	nb := ^b & sizeMask[size]
+	res, c := adder(a, nb, 1-borrow, size)
+	r.addFlags(a, nb, res, c, size)
+	r.CF, r.AF = !r.CF, !r.AF
 	r.result(res, size)
 	return res
+}
+
+// adder returns a+b+carry truncated to size bytes and the carry out.
+func adder(a, b, carry uint64, size uint8) (res, c uint64) {
+	if size == 8 {
+		return bits.Add64(a, b, carry)
+	}
+	sum := a + b + carry
+	return sum & sizeMask[size], sum >> (size * 8)
+}
+
+// addFlags sets CF, OF and AF of the sum res of a and b with carry out c.
+func (r *Regs) addFlags(a, b, res, c uint64, size uint8) {
+	r.CF = c != 0
+	r.OF = ((a^res)&(b^res))>>(size*8-1)&1 != 0
+	r.AF = (a^b^res)&0x10 != 0
 }
 
 // logic sets the flags of AND, OR, XOR and TEST: CF and OF cleared, SF, ZF

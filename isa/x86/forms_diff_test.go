@@ -43,6 +43,7 @@ const (
 	kIdiv     = 'i' // IDIV, likewise
 	kMove     = 'v' // no flag changes: CBW..CQO, BSWAP, CMOVcc, SETcc, MOVBE, MOVSX/ZX, LEA
 	kRotate   = 'r' // ROL, ROR by CL or an immediate (count in the form's last byte)
+	kRotC     = 'R' // RCL, RCR, likewise
 	kDouble   = 'h' // SHLD, SHRD by CL or an immediate
 	kCount    = 'c' // TZCNT, LZCNT: CF, ZF
 	kPopcnt   = 'p' // POPCNT: all six
@@ -124,6 +125,17 @@ func allForms() []form {
 		sized("rol13_", "P c1 c0 0d", 2, 4, 8), []form{{name: "rol5_8", code: "c0 c0 05", size: 1}},
 		sized("ror45_", "P c1 c8 2d", 2, 4, 8), []form{{name: "ror3_8", code: "c0 c8 03", size: 1}},
 		sized("rolm_cl", "P d3 06", 4, 8))
+	add(kRotC, "",
+		sized("rcl_cl", "P d3 d0", 2, 4, 8), []form{{name: "rcl_cl8", code: "d2 d0", size: 1}},
+		sized("rcr_cl", "P d3 d8", 2, 4, 8), []form{{name: "rcr_cl8", code: "d2 d8", size: 1}},
+		sized("rcl1_", "P d1 d0", 2, 4, 8), []form{{name: "rcl1_8", code: "d0 d0", size: 1}},
+		sized("rcr1_", "P d1 d8", 2, 4, 8), []form{{name: "rcr1_8", code: "d0 d8", size: 1}},
+		sized("rcl9_", "P c1 d0 09", 2, 4, 8), []form{{name: "rcl9_8", code: "c0 d0 09", size: 1}},
+		sized("rcr17_", "P c1 d8 11", 2, 4, 8), []form{{name: "rcr5_8", code: "c0 d8 05", size: 1}},
+		sized("rcr63_", "P c1 d8 3f", 4, 8), sized("rclm_cl", "P d3 16", 4, 8), sized("rcrm1_", "P d1 1e", 2, 8))
+	add(kMove, "", []form{{name: "clc", code: "f8", size: 1}, {name: "stc", code: "f9", size: 1},
+		{name: "cmc", code: "f5", size: 1}, {name: "cld", code: "fc", size: 1},
+		{name: "lahf", code: "9f", size: 1}, {name: "sahf", code: "9e", size: 1}})
 	add(kDouble, "",
 		sized("shld_cl", "P 0f a5 c8", 2, 4, 8), sized("shrd_cl", "P 0f ad c8", 2, 4, 8),
 		sized("shld7_", "P 0f a4 c8 07", 2, 4, 8), sized("shrd1_", "P 0f ac c8 01", 2, 4, 8),
@@ -195,7 +207,7 @@ func (v formVec) defined() (flags uint64, dst bool) {
 		return 0, true // SDM "DIV", "IDIV": all six undefined
 	case kMove:
 		return StatusFlags, true
-	case kRotate:
+	case kRotate, kRotC:
 		// SDM "RCL/RCR/ROL/ROR": a zero count affects no flag; OF is
 		// defined for 1-bit rotates only; SF, ZF, AF, PF unaffected.
 		switch v.count() {
@@ -291,7 +303,7 @@ func formVectors(fs []form, n int) []formVec {
 			}
 			s[3] = uint64(rng.Intn(1<<12)) & StatusFlags
 			switch f.kind {
-			case kRotate, kDouble:
+			case kRotate, kRotC, kDouble:
 				if rng.Intn(2) == 0 {
 					s[1] = s[1]&^0xff | uint64(rng.Intn(80))
 				}

@@ -2,6 +2,7 @@ package x86
 
 import (
 	"errors"
+	"github.com/mcountsim/mcountsim/internal/isatest"
 	"github.com/mcountsim/mcountsim/isa"
 	"testing"
 )
@@ -14,7 +15,8 @@ func FuzzDecodeExec(f *testing.F) {
 		f.Add(tc.got, uint8(0))
 	}
 	for _, s := range []string{"48 01 03", "48 d3 e0", "c9", "ff 54 24 08", "0f 44 c1", "66 2e 0f 1f 84 00 00 00 00 00",
-		"f3 0f 1e fa", "e8", "c2 10 00", "48 8b 05 f9 6f 00 00", "41 0f 9f c0", "48 6b c1 05"} {
+		"f3 0f 1e fa", "e8", "c2 10 00", "48 8b 05 f9 6f 00 00", "41 0f 9f c0", "48 6b c1 05",
+		"f3 48 ab", "f3 a4", "f2 ae", "f3 66 a7", "48 d1 d8", "c0 d0 09", "fd", "9e", "f2 aa"} {
 		f.Add(unhex(s), uint8(0xff))
 	}
 	f.Fuzz(func(t *testing.T, code []byte, flags uint8) {
@@ -45,12 +47,7 @@ func FuzzDecodeExec(f *testing.F) {
 		m.log = false
 		flow, err := Exec(inst, &r, m)
 		if err != nil {
-			var e *isa.Fault
-			if !errors.As(err, &e) || e.PC != pc ||
-				!errors.Is(err, isa.ErrUnsupported) && !errors.Is(err, isa.ErrMemory) && !errors.Is(err, isa.ErrBreakpoint) &&
-					!errors.Is(err, ErrDivide) {
-				t.Fatalf("exec error %v is not an *isa.Fault wrapping a sentinel", err)
-			}
+			isatest.Fault(t, err, pc, isa.ErrUnsupported, isa.ErrMemory, isa.ErrBreakpoint, ErrDivide)
 			return
 		}
 		if flow == isa.FlowNext && r.RIP != pc+uint64(inst.Len) {

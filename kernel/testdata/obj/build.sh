@@ -64,6 +64,14 @@ build rv-pfe8-norvc-args8.o $RV $RVK -march=rv64imafd -fpatchable-function-entry
 build rv-pfe16-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8 args8.c
 build rv-atomic-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 args8.c
 build rv-pg-args8.o $RV $RVK -march=rv64gc -pg -fno-omit-frame-pointer args8.c
-# Objects LinkObject must refuse on arm64 and RISC-V, naming why.
+# The libgcc bit helpers (no Zbb on rv64gc; no SIMD on arm64) and, at -Os,
+# the 128-bit shifts (issue 21).
+build rv-atomic-bits.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 bits.c
+build rv-pfe8-Os-bits.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 -Os bits.c
+build arm64-pfe2-bits.o $A64 $A64K -fpatchable-function-entry=2 bits.c
+build arm64-pfe2-Os-bits.o $A64 $A64K -fpatchable-function-entry=2 -Os bits.c
+# Objects LinkObject must refuse on arm64 and RISC-V, naming why. gcc 12
+# ignores -falign-functions=4 at -Os: b_clrsb starts at 2 mod 4.
+build rv-atomic-Os-bits.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 -Os bits.c
 build arm64-tls.o $A64 $A64K -fpatchable-function-entry=2 tls.c
 build rv-tls.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 tls.c

@@ -1,0 +1,143 @@
+package kernel
+
+import (
+	"slices"
+
+	"github.com/mcountsim/mcountsim/isa/arm64"
+)
+
+// The arm64 run-time helpers gcc calls for kernel code, as real A64 code
+// that the simulator executes, written for mcountsim from the libgcc
+// interface (GCC internals, "Integer library routines"):
+//
+//	int __popcountdi2(unsigned long a)      set bits (-mgeneral-regs-only: no CNT)
+//	int __paritydi2(unsigned long a)        set bits mod 2
+//	__int128 __ashlti3(__int128 a, int b)   a << b   (a in x1:x0, result in x1:x0)
+//	__int128 __ashrti3(__int128 a, int b)   a >> b, arithmetic
+//	__int128 __lshrti3(__int128 a, int b)   a >> b, logical
+//
+// gcc emits the first two for __builtin_popcount and parity when SIMD is
+// off, as in the kernel (whose hweight code avoids them), and the shifts
+// for __int128 at -Os (Linux links them from arch/arm64/lib/tishift.S).
+// They use only x0-x3 and x30 (caller-saved) and no memory. The shifts are
+// defined for counts 0-127, read from w2 (the upper half of x2 is not
+// part of an int argument, AAPCS64 §6.8.2).
+
+// a64HelperNames are the helpers LinkObject links as code for arm64.
+var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3"}
+
+// IsARM64Helper reports whether name is one of the arm64 run-time helpers
+// that LinkObject links as real A64 code rather than as a stub.
+func IsARM64Helper(name string) bool { return slices.Contains(a64HelperNames, name) }
+
+// ARM64Helpers lists the arm64 helper names, sorted.
+func ARM64Helpers() []string { return slices.Sorted(slices.Values(a64HelperNames)) }
+
+// a64Item is one line of the helper library: a label, an instruction, or a
+// conditional branch (B.cond, or CBZ of reg when cbz) to a label.
+type a64Item struct {
+	label string
+	w     arm64.Word
+	br    string
+	cond  uint8
+	cbz   bool
+	reg   int
+}
+
+// a64HelperCode returns the helper library, routine by routine; every
+// exported name is a label, local labels start with ".".
+func a64HelperCode() []a64Item {
+	var c []a64Item
+	lab := func(n string) { c = append(c, a64Item{label: n}) }
+	w := func(x ...arm64.Word) {
+		for _, i := range x {
+			c = append(c, a64Item{w: i})
+		}
+	}
+	const x0, x1, x2, x3, xzr = arm64.X0, arm64.X1, arm64.X2, arm64.X3, arm64.XZR
+	const lsl, lsr = arm64.ShiftLSL, arm64.ShiftLSR
+	ret := arm64.Ret(arm64.LR)
+	mov64 := func(rd int, v uint64) { // movz + movk of every nonzero halfword
+		w(arm64.MovZ(rd, uint16(v), 0))
+		for sh := uint(16); sh < 64; sh += 16 {
+			if h := uint16(v >> sh); h != 0 {
+				w(arm64.MovK(rd, h, sh))
+			}
+		}
+	}
+
+	// __popcountdi2: the bit-sliced sum (pairs, nibbles, bytes, then a
+	// multiply that adds the eight bytes into the top one).
+	lab("__popcountdi2")
+	mov64(x1, 0x5555555555555555)
+	w(arm64.LsrImm(x2, x0, 1), arm64.AndReg(x2, x2, x1, lsl, 0), arm64.SubReg(x0, x0, x2, lsl, 0))
+	mov64(x1, 0x3333333333333333)
+	w(arm64.LsrImm(x2, x0, 2), arm64.AndReg(x2, x2, x1, lsl, 0), arm64.AndReg(x0, x0, x1, lsl, 0), arm64.AddReg(x0, x0, x2, lsl, 0))
+	mov64(x1, 0x0f0f0f0f0f0f0f0f)
+	w(arm64.AddReg(x0, x0, x0, lsr, 4), arm64.AndReg(x0, x0, x1, lsl, 0))
+	mov64(x1, 0x0101010101010101)
+	w(arm64.Mul(x0, x0, x1), arm64.LsrImm(x0, x0, 56), ret)
+
+	lab("__paritydi2") // fold the word onto its low bit
+	for _, sh := range []uint{32, 16, 8, 4, 2, 1} {
+		w(arm64.EorReg(x0, x0, x0, lsr, sh))
+	}
+	w(arm64.Ubfx(x0, x0, 0, 1), ret)
+
+	// The 128-bit shifts: x1:x0 by w2 (0-127). A count of 64 or more moves
+	// one word into the other (shifted by count - 64); a smaller one
+	// carries the bits that cross between the words through a shift by
+	// -count (64 - count, modulo 64), which count 0 must skip.
+	for _, s := range []struct {
+		name string
+		op   func(rd, rn, rm int) arm64.Word
+	}{{"__ashlti3", arm64.Lslv}, {"__lshrti3", arm64.Lsrv}, {"__ashrti3", arm64.Asrv}} {
+		small, done := "."+s.name+".small", "."+s.name+".done"
+		lab(s.name)
+		w(arm64.Ubfx(x2, x2, 0, 7))
+		c = append(c, a64Item{br: done, cbz: true, reg: x2})
+		w(must64(arm64.SubsImm(x3, x2, 64)))
+		c = append(c, a64Item{br: small, cond: arm64.LT})
+		if s.name == "__ashlti3" {
+			w(arm64.Lslv(x1, x0, x3), arm64.MovZ(x0, 0, 0), ret)
+			lab(small)
+			w(arm64.Neg(x3, x2), arm64.Lsrv(x3, x0, x3), arm64.Lslv(x1, x1, x2), arm64.OrrReg(x1, x1, x3, lsl, 0), arm64.Lslv(x0, x0, x2))
+		} else {
+			w(s.op(x0, x1, x3))
+			if s.name == "__lshrti3" {
+				w(arm64.MovReg(x1, xzr))
+			} else {
+				w(arm64.AsrImm(x1, x1, 63))
+			}
+			w(ret)
+			lab(small)
+			w(arm64.Neg(x3, x2), arm64.Lslv(x3, x1, x3), arm64.Lsrv(x0, x0, x2), arm64.OrrReg(x0, x0, x3, lsl, 0), s.op(x1, x1, x2))
+		}
+		lab(done)
+		w(ret)
+	}
+	return c
+}
+
+// must64 returns w; every immediate of the library is encodable (a test
+// builds it).
+func must64(w arm64.Word, ok bool) arm64.Word {
+	if !ok {
+		panic("kernel: arm64 helper immediate")
+	}
+	return w
+}
+
+// libgcc emits the arm64 helper library at the current pc: every helper
+// name becomes a symbol of the image.
+func (a arm64Text) libgcc() {
+	emitHelpers(a.asm, a64HelperCode(), func(it a64Item) string { return it.label }, func(it a64Item, pc uint64, labels map[string]uint64) []byte {
+		switch {
+		case it.br != "" && it.cbz:
+			return a.ok(arm64.Cbz(it.reg, pc, labels[it.br])).Bytes()
+		case it.br != "":
+			return a.ok(arm64.BCond(it.cond, pc, labels[it.br])).Bytes()
+		}
+		return it.w.Bytes()
+	})
+}

@@ -1,0 +1,159 @@
+package kernel
+
+import (
+	"encoding/hex"
+	"sort"
+	"strings"
+)
+
+// The x86-64 run-time helpers gcc calls for kernel code, as real x86-64
+// code that the simulator executes, written for mcountsim (the assembly in
+// the comments, assembled by GNU as into the bytes beside it) from the
+// libgcc interface (GCC internals, "Integer library routines") and the C
+// library's:
+//
+//	int __popcountdi2(unsigned long a)     set bits (no -mpopcnt: no POPCNT)
+//	int __popcountsi2(unsigned int a)
+//	int __paritydi2(unsigned long a)       set bits mod 2
+//	int __paritysi2(unsigned int a)
+//	void *memset(void *d, int c, size_t n)
+//	void *memcpy(void *d, const void *s, size_t n)
+//	void *memmove(void *d, const void *s, size_t n)
+//
+// gcc emits the first four for __builtin_popcount and __builtin_parity
+// without -mpopcnt (the kernel's hweight code avoids them; a function
+// written with the builtins calls them), and the last three for block
+// copies and clears it does not expand inline (Linux has them in
+// arch/x86/lib). They use only caller-saved registers (rax, rcx, rdx, rsi,
+// rdi, r8, r9) and the memory they are given; memset and memcpy are REP
+// STOSB and REP MOVSB, as the kernel's are on CPUs with fast strings;
+// memmove copies backwards byte by byte when the destination overlaps the
+// end of the source (the simulator models the direction flag clear).
+
+// x86HelperLine is one instruction of the helper library, or a label.
+type x86HelperLine struct {
+	label string // a helper's name ("" for an instruction)
+	hex   string // the instruction's bytes
+	asm   string // what they are, as GNU as and objdump write them
+}
+
+// x86HelperCode is the helper library, laid out in this order (the
+// branches are relative, within it). __popcountsi2 and __paritysi2 zero
+// the upper half of rdi (not part of an int argument) and fall into the
+// 64-bit routine.
+var x86HelperCode = []x86HelperLine{
+	{label: "__popcountsi2"},
+	{hex: "89 ff", asm: "mov %edi,%edi"},
+	{label: "__popcountdi2"}, // x - (x>>1 & m1), pairs into nibbles, bytes, then the byte sum in the top byte
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "48 d1 e8", asm: "shr %rax"},
+	{hex: "48 ba 55 55 55 55 55 55 55 55", asm: "movabs $0x5555555555555555,%rdx"},
+	{hex: "48 21 d0", asm: "and %rdx,%rax"},
+	{hex: "48 29 c7", asm: "sub %rax,%rdi"},
+	{hex: "48 ba 33 33 33 33 33 33 33 33", asm: "movabs $0x3333333333333333,%rdx"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "48 21 d0", asm: "and %rdx,%rax"},
+	{hex: "48 c1 ef 02", asm: "shr $0x2,%rdi"},
+	{hex: "48 21 d7", asm: "and %rdx,%rdi"},
+	{hex: "48 01 f8", asm: "add %rdi,%rax"},
+	{hex: "48 89 c2", asm: "mov %rax,%rdx"},
+	{hex: "48 c1 ea 04", asm: "shr $0x4,%rdx"},
+	{hex: "48 01 d0", asm: "add %rdx,%rax"},
+	{hex: "48 ba 0f 0f 0f 0f 0f 0f 0f 0f", asm: "movabs $0xf0f0f0f0f0f0f0f,%rdx"},
+	{hex: "48 21 d0", asm: "and %rdx,%rax"},
+	{hex: "48 ba 01 01 01 01 01 01 01 01", asm: "movabs $0x101010101010101,%rdx"},
+	{hex: "48 0f af c2", asm: "imul %rdx,%rax"},
+	{hex: "48 c1 e8 38", asm: "shr $0x38,%rax"},
+	{hex: "c3", asm: "ret"},
+	{label: "__paritysi2"},
+	{hex: "89 ff", asm: "mov %edi,%edi"},
+	{label: "__paritydi2"}, // fold to 16 bits, xor the two bytes: PF is the parity of the low byte
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "48 c1 e8 20", asm: "shr $0x20,%rax"},
+	{hex: "31 f8", asm: "xor %edi,%eax"},
+	{hex: "89 c2", asm: "mov %eax,%edx"},
+	{hex: "c1 ea 10", asm: "shr $0x10,%edx"},
+	{hex: "31 d0", asm: "xor %edx,%eax"},
+	{hex: "30 e0", asm: "xor %ah,%al"},
+	{hex: "0f 9b c0", asm: "setnp %al"},
+	{hex: "0f b6 c0", asm: "movzbl %al,%eax"},
+	{hex: "c3", asm: "ret"},
+	{label: "memset"},
+	{hex: "49 89 f8", asm: "mov %rdi,%r8"},
+	{hex: "40 0f b6 c6", asm: "movzbl %sil,%eax"},
+	{hex: "48 89 d1", asm: "mov %rdx,%rcx"},
+	{hex: "f3 aa", asm: "rep stos %al,%es:(%rdi)"},
+	{hex: "4c 89 c0", asm: "mov %r8,%rax"},
+	{hex: "c3", asm: "ret"},
+	{label: "memcpy"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "48 89 d1", asm: "mov %rdx,%rcx"},
+	{hex: "f3 a4", asm: "rep movsb %ds:(%rsi),%es:(%rdi)"},
+	{hex: "c3", asm: "ret"},
+	{label: "memmove"}, // forwards unless d lies inside (s, s+n)
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "48 89 d1", asm: "mov %rdx,%rcx"},
+	{hex: "48 39 f7", asm: "cmp %rsi,%rdi"},
+	{hex: "76 1f", asm: "jbe .+0x21 (forwards)"},
+	{hex: "4c 8d 04 16", asm: "lea (%rsi,%rdx,1),%r8"},
+	{hex: "4c 39 c7", asm: "cmp %r8,%rdi"},
+	{hex: "73 16", asm: "jae .+0x18 (forwards)"},
+	{hex: "48 85 c9", asm: "test %rcx,%rcx"},
+	{hex: "74 10", asm: "je .+0x12 (the ret)"},
+	{hex: "44 0f b6 4c 0e ff", asm: "movzbl -0x1(%rsi,%rcx,1),%r9d"},
+	{hex: "44 88 4c 0f ff", asm: "mov %r9b,-0x1(%rdi,%rcx,1)"},
+	{hex: "48 ff c9", asm: "dec %rcx"},
+	{hex: "75 f0", asm: "jne .-0xe (the movzbl)"},
+	{hex: "c3", asm: "ret"},
+	{hex: "f3 a4", asm: "rep movsb %ds:(%rsi),%es:(%rdi)"},
+	{hex: "c3", asm: "ret"},
+}
+
+// x86HelperNames are the helpers LinkObject links as code for x86-64.
+var x86HelperNames = func() []string {
+	var out []string
+	for _, l := range x86HelperCode {
+		if l.label != "" {
+			out = append(out, l.label)
+		}
+	}
+	return out
+}()
+
+// IsX86Helper reports whether name is one of the x86-64 run-time helpers
+// that LinkObject links as real code rather than as a stub.
+func IsX86Helper(name string) bool {
+	for _, n := range x86HelperNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// X86Helpers lists the x86-64 helper names, sorted.
+func X86Helpers() []string {
+	out := append([]string(nil), x86HelperNames...)
+	sort.Strings(out)
+	return out
+}
+
+// libgcc emits the x86-64 helper library at the current pc: every helper
+// name becomes a symbol of the image, except those defines reports the
+// object defines itself (its own memcpy, say: the object's symbol is the
+// one its calls reach; the library's copy is then unnamed code).
+func (a x86Text) libgcc(defines func(string) bool) {
+	for _, l := range x86HelperCode {
+		if l.label != "" {
+			if !defines(l.label) {
+				a.sym(l.label)
+			}
+			continue
+		}
+		b, err := hex.DecodeString(strings.ReplaceAll(l.hex, " ", ""))
+		if err != nil {
+			panic("kernel: x86 helper bytes " + l.hex)
+		}
+		a.b(b...)
+	}
+}
