@@ -131,7 +131,11 @@
 // worker's addresses in its own stack relative to that stack, hashes the
 // workers' digests as a sorted multiset, and names the task a CPU runs,
 // the run queue, the waits and the tracer kernel's records through the
-// digests instead of indices (the patcher keeps its index); an exited
+// digests instead of indices (the patcher keeps its index; the reference
+// results the wrong-result detector owes each worker must be alike, a
+// value that is an address in the worker's own stack taken relative to
+// it: a traced void function leaves a pointer into its caller's array in
+// the return register); an exited
 // worker counts only as exited, since it never runs again and nothing reads
 // what it left in its registers and stack. A state s and a
 // permuted state π(s) have the same futures up to the renaming: a task

@@ -95,7 +95,7 @@ func ProfileInst(m *Machine, t int) string {
 func ProfileDump(m *Machine) string {
 	var b strings.Builder
 	_, sym := m.hashSym()
-	fmt.Fprintf(&b, "sym=%v pop=%d.%d nwrites=%d done=%v\n", sym, m.pop, m.psub, m.nwrites, m.done)
+	fmt.Fprintf(&b, "symmetric=%v sym=%v pop=%d.%d nwrites=%d done=%v\n", m.st.symmetric, sym, m.pop, m.psub, m.nwrites, m.done)
 	for c := 0; c < m.cfg.CPUs; c++ {
 		fmt.Fprintf(&b, "cpu%d cur=%d rec=%x view=%x\n", c, m.cpus[c].Cur, m.cpuRecord(c), m.viewDigest(c))
 	}

@@ -439,7 +439,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	m.initQuiet()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
-	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && cfg.Reference.Symmetric()
+	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
 	return m, nil
 }
 

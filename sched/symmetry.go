@@ -1,6 +1,9 @@
 package sched
 
-import "github.com/mcountsim/mcountsim/kernel"
+import (
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/kernel"
+)
 
 // Task symmetry in the state hash (issue 19).
 //
@@ -276,3 +279,50 @@ func sortPairs(v [][2]uint64) {
 }
 
 func less2(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+
+// refSymmetric reports whether the wrong-result detector treats every
+// worker alike (detect.Results.Symmetric), with each task's values that
+// are addresses in its own stack taken relative to that stack: a traced
+// void function leaves in the return register whatever it last computed,
+// often a pointer into its caller's array on the stack, which differs
+// between tasks by the distance between their stacks. Task t's returns
+// and stores are compared with the reference's for t alone, and a value
+// that is an address in t's stack is one a permuted task reproduces
+// moved with its stack, as the hash's rebasing has it; a value in the
+// stack window outside its task's own stack makes the workers unlike.
+func (m *Machine) refSymmetric(r *detect.Results) bool {
+	if r == nil || !r.Compared {
+		return true
+	}
+	if r.Symmetric() {
+		return true
+	}
+	rel := func(t int, v uint64) (uint64, bool) {
+		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		x := rb.v(v)
+		return x, !rb.odd
+	}
+	for i := 1; i < len(r.Tasks); i++ {
+		a, b := r.Tasks[0], r.Tasks[i]
+		if len(a.Returns) != len(b.Returns) || len(a.Stores) != len(b.Stores) {
+			return false
+		}
+		for k := range a.Returns {
+			x, y := a.Returns[k], b.Returns[k]
+			va, oka := rel(0, x.Value)
+			vb, okb := rel(i, y.Value)
+			if !oka || !okb || va != vb || x.Func != y.Func || x.Ret != y.Ret || x.Stores != y.Stores {
+				return false
+			}
+		}
+		for k := range a.Stores {
+			x, y := a.Stores[k], b.Stores[k]
+			va, oka := rel(0, x.Value)
+			vb, okb := rel(i, y.Value)
+			if !oka || !okb || va != vb || x.Addr != y.Addr || x.Size != y.Size || x.Func != y.Func {
+				return false
+			}
+		}
+	}
+	return true
+}
