@@ -2,7 +2,7 @@ package kernel
 
 import (
 	"encoding/hex"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -19,12 +19,22 @@ import (
 //	void *memset(void *d, int c, size_t n)
 //	void *memcpy(void *d, const void *s, size_t n)
 //	void *memmove(void *d, const void *s, size_t n)
+//	size_t strlen(const char *s), strnlen(const char *s, size_t max)
+//	int memcmp(const void *a, const void *b, size_t n)
+//	int strcmp(const char *a, const char *b), strncmp(a, b, size_t n)
+//	char *strchr(const char *s, int c), void *memchr(const void *s, int c, size_t n)
+//	char *strcpy(char *d, const char *s)
 //
 // gcc emits the first four for __builtin_popcount and __builtin_parity
 // without -mpopcnt (the kernel's hweight code avoids them; a function
-// written with the builtins calls them), and the last three for block
-// copies and clears it does not expand inline (Linux has them in
-// arch/x86/lib). They use only caller-saved registers (rax, rcx, rdx, rsi,
+// written with the builtins calls them), memset, memcpy and memmove for
+// block copies and clears it does not expand inline, and the string
+// functions for __builtin_strlen and the others, which it does not expand
+// with the kernel's flags, and for explicit calls (Linux has them all, in
+// arch/x86/lib and lib/string.c). memcmp, strcmp and strncmp return the
+// difference of the first two bytes that differ (as unsigned char), as
+// musl's and glibc's do (Linux's strcmp returns -1 or 1: only the sign is
+// the contract). They use only caller-saved registers (rax, rcx, rdx, rsi,
 // rdi, r8, r9) and the memory they are given; memset and memcpy are REP
 // STOSB and REP MOVSB, as the kernel's are on CPUs with fast strings;
 // memmove copies backwards byte by byte when the destination overlaps the
@@ -107,6 +117,93 @@ var x86HelperCode = []x86HelperLine{
 	{hex: "c3", asm: "ret"},
 	{hex: "f3 a4", asm: "rep movsb %ds:(%rsi),%es:(%rdi)"},
 	{hex: "c3", asm: "ret"},
+	// The string functions, byte by byte (branch targets as objdump
+	// names them, from the routine's start).
+	{label: "strlen"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "80 38 00", asm: "cmpb $0x0,(%rax)"},
+	{hex: "74 05", asm: "je <strlen+0xd>"},
+	{hex: "48 ff c0", asm: "inc %rax"},
+	{hex: "eb f6", asm: "jmp <strlen+0x3>"},
+	{hex: "48 29 f8", asm: "sub %rdi,%rax"},
+	{hex: "c3", asm: "ret"},
+	{label: "strnlen"},
+	{hex: "31 c0", asm: "xor %eax,%eax"},
+	{hex: "48 39 f0", asm: "cmp %rsi,%rax"},
+	{hex: "73 0b", asm: "jae <strnlen+0x12>"},
+	{hex: "80 3c 07 00", asm: "cmpb $0x0,(%rdi,%rax,1)"},
+	{hex: "74 05", asm: "je <strnlen+0x12>"},
+	{hex: "48 ff c0", asm: "inc %rax"},
+	{hex: "eb f0", asm: "jmp <strnlen+0x2>"},
+	{hex: "c3", asm: "ret"},
+	{label: "memcmp"},
+	{hex: "31 c9", asm: "xor %ecx,%ecx"},
+	{hex: "48 39 d1", asm: "cmp %rdx,%rcx"},
+	{hex: "73 12", asm: "jae <memcmp+0x19>"},
+	{hex: "0f b6 04 0f", asm: "movzbl (%rdi,%rcx,1),%eax"},
+	{hex: "44 0f b6 04 0e", asm: "movzbl (%rsi,%rcx,1),%r8d"},
+	{hex: "48 ff c1", asm: "inc %rcx"},
+	{hex: "44 29 c0", asm: "sub %r8d,%eax"},
+	{hex: "74 ea", asm: "je <memcmp+0x2>"},
+	{hex: "c3", asm: "ret"},
+	{hex: "31 c0", asm: "xor %eax,%eax"},
+	{hex: "c3", asm: "ret"},
+	{label: "strcmp"},
+	{hex: "0f b6 07", asm: "movzbl (%rdi),%eax"},
+	{hex: "0f b6 0e", asm: "movzbl (%rsi),%ecx"},
+	{hex: "48 ff c7", asm: "inc %rdi"},
+	{hex: "48 ff c6", asm: "inc %rsi"},
+	{hex: "29 c8", asm: "sub %ecx,%eax"},
+	{hex: "75 04", asm: "jne <strcmp+0x14>"},
+	{hex: "85 c9", asm: "test %ecx,%ecx"},
+	{hex: "75 ec", asm: "jne <strcmp>"},
+	{hex: "c3", asm: "ret"},
+	{label: "strncmp"},
+	{hex: "31 c0", asm: "xor %eax,%eax"},
+	{hex: "48 85 d2", asm: "test %rdx,%rdx"},
+	{hex: "74 17", asm: "je <strncmp+0x1e>"},
+	{hex: "0f b6 07", asm: "movzbl (%rdi),%eax"},
+	{hex: "0f b6 0e", asm: "movzbl (%rsi),%ecx"},
+	{hex: "48 ff c7", asm: "inc %rdi"},
+	{hex: "48 ff c6", asm: "inc %rsi"},
+	{hex: "48 ff ca", asm: "dec %rdx"},
+	{hex: "29 c8", asm: "sub %ecx,%eax"},
+	{hex: "75 04", asm: "jne <strncmp+0x1e>"},
+	{hex: "85 c9", asm: "test %ecx,%ecx"},
+	{hex: "75 e4", asm: "jne <strncmp+0x2>"},
+	{hex: "c3", asm: "ret"},
+	{label: "strchr"},
+	{hex: "0f b6 07", asm: "movzbl (%rdi),%eax"},
+	{hex: "40 38 f0", asm: "cmp %sil,%al"},
+	{hex: "74 0a", asm: "je <strchr+0x12>"},
+	{hex: "48 ff c7", asm: "inc %rdi"},
+	{hex: "84 c0", asm: "test %al,%al"},
+	{hex: "75 f1", asm: "jne <strchr>"},
+	{hex: "31 c0", asm: "xor %eax,%eax"},
+	{hex: "c3", asm: "ret"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "c3", asm: "ret"},
+	{label: "memchr"},
+	{hex: "48 85 d2", asm: "test %rdx,%rdx"},
+	{hex: "74 0d", asm: "je <memchr+0x12>"},
+	{hex: "40 38 37", asm: "cmp %sil,(%rdi)"},
+	{hex: "74 0b", asm: "je <memchr+0x15>"},
+	{hex: "48 ff c7", asm: "inc %rdi"},
+	{hex: "48 ff ca", asm: "dec %rdx"},
+	{hex: "eb ee", asm: "jmp <memchr>"},
+	{hex: "31 c0", asm: "xor %eax,%eax"},
+	{hex: "c3", asm: "ret"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "c3", asm: "ret"},
+	{label: "strcpy"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "31 c9", asm: "xor %ecx,%ecx"},
+	{hex: "0f b6 14 0e", asm: "movzbl (%rsi,%rcx,1),%edx"},
+	{hex: "88 14 0f", asm: "mov %dl,(%rdi,%rcx,1)"},
+	{hex: "48 ff c1", asm: "inc %rcx"},
+	{hex: "84 d2", asm: "test %dl,%dl"},
+	{hex: "75 f2", asm: "jne <strcpy+0x5>"},
+	{hex: "c3", asm: "ret"},
 }
 
 // x86HelperNames are the helpers LinkObject links as code for x86-64.
@@ -122,21 +219,10 @@ var x86HelperNames = func() []string {
 
 // IsX86Helper reports whether name is one of the x86-64 run-time helpers
 // that LinkObject links as real code rather than as a stub.
-func IsX86Helper(name string) bool {
-	for _, n := range x86HelperNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func IsX86Helper(name string) bool { return slices.Contains(x86HelperNames, name) }
 
 // X86Helpers lists the x86-64 helper names, sorted.
-func X86Helpers() []string {
-	out := append([]string(nil), x86HelperNames...)
-	sort.Strings(out)
-	return out
-}
+func X86Helpers() []string { return slices.Sorted(slices.Values(x86HelperNames)) }
 
 // libgcc emits the x86-64 helper library at the current pc: every helper
 // name becomes a symbol of the image, except those defines reports the

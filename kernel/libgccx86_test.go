@@ -191,3 +191,93 @@ func TestX86MemHelpers(t *testing.T) {
 		require.Equal(t, want, bus.mem, "%s(d=%d, s=%d, n=%d)", name, d, s, n)
 	}
 }
+
+// TestX86StringHelpers runs the string helpers on random strings of a
+// small alphabet in a 96-byte buffer (so that they often match, share
+// prefixes and end early) and compares with Go.
+func TestX86StringHelpers(t *testing.T) {
+	img := x86HelperLib(t)
+	const base, size = 0x200000, 96
+	rng := rand.New(rand.NewSource(87))
+	cstr := func(b []byte, at int) []byte { // the C string at b[at:]
+		n := bytes.IndexByte(b[at:], 0)
+		return b[at : at+n]
+	}
+	sign := func(v int) int {
+		switch {
+		case v < 0:
+			return -1
+		case v > 0:
+			return 1
+		}
+		return 0
+	}
+	for i := 0; i < 1000; i++ {
+		bus := &flatBus{base: base, mem: make([]byte, size)}
+		for j := range bus.mem {
+			bus.mem[j] = "\x00abc\xff"[rng.Intn(5)]
+		}
+		bus.mem[size-1] = 0 // every string ends inside the buffer
+		a, b := rng.Intn(size), rng.Intn(size)
+		n := uint64(rng.Intn(12))
+		c := uint64(rng.Intn(256)) | rng.Uint64()<<8 // only the low byte of the int counts
+		if rng.Intn(2) == 0 {
+			c = c&^0xff | uint64(bus.mem[rng.Intn(size)])
+		}
+		pa, pb := base+uint64(a), base+uint64(b)
+		sa, sb := cstr(bus.mem, a), cstr(bus.mem, b)
+		call := func(name string, args ...uint64) uint64 {
+			var x [3]uint64
+			copy(x[:], args)
+			return callX86Helper(t, img, name, x, bus)
+		}
+		what := fmt.Sprintf("a=%q b=%q n=%d c=%#x", sa, sb, n, byte(c))
+		require.Equal(t, uint64(len(sa)), call("strlen", pa), "strlen "+what)
+		require.Equal(t, uint64(min(len(sa), int(n))), call("strnlen", pa, n), "strnlen "+what)
+		la, lb := min(int(n), size-a), min(int(n), size-b)
+		m := min(la, lb)
+		want := 0
+		for k := 0; k < m; k++ {
+			if d := int(bus.mem[a+k]) - int(bus.mem[b+k]); d != 0 {
+				want = d
+				break
+			}
+		}
+		require.Equal(t, int32(want), int32(call("memcmp", pa, pb, uint64(m))), "memcmp "+what)
+		want = 0
+		for k := 0; ; k++ {
+			x, y := bus.mem[a+k], bus.mem[b+k]
+			if x != y || x == 0 {
+				want = int(x) - int(y)
+				break
+			}
+		}
+		require.Equal(t, int32(want), int32(call("strcmp", pa, pb)), "strcmp "+what)
+		wantN := 0
+		for k := 0; k < int(n); k++ {
+			x, y := bus.mem[a+k], bus.mem[b+k]
+			if x != y || x == 0 {
+				wantN = int(x) - int(y)
+				break
+			}
+		}
+		require.Equal(t, int32(wantN), int32(call("strncmp", pa, pb, n)), "strncmp "+what)
+		require.Equal(t, sign(bytes.Compare(sa, sb)), sign(int(int32(call("strcmp", pa, pb)))), "strcmp's sign "+what)
+		wantP := uint64(0)
+		if k := bytes.IndexByte(append(bytes.Clone(sa), 0), byte(c)); k >= 0 {
+			wantP = pa + uint64(k)
+		}
+		require.Equal(t, wantP, call("strchr", pa, c), "strchr "+what)
+		wantP = 0
+		if k := bytes.IndexByte(bus.mem[a:a+la], byte(c)); k >= 0 {
+			wantP = pa + uint64(k)
+		}
+		require.Equal(t, wantP, call("memchr", pa, c, uint64(la)), "memchr "+what)
+		if d := rng.Intn(size - len(sa)); d+len(sa) < a || d > a+len(sa) { // strcpy into a place apart
+			want := bytes.Clone(bus.mem)
+			copy(want[d:], append(bytes.Clone(sa), 0))
+			require.Equal(t, base+uint64(d), call("strcpy", base+uint64(d), pa), "strcpy "+what)
+			require.Equal(t, want, bus.mem, "strcpy "+what)
+		}
+	}
+}

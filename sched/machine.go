@@ -279,7 +279,7 @@ type dataSeg struct {
 // one data segment.
 func (m *Machine) dataOff(addr uint64, n int) (uint64, bool) {
 	for _, d := range m.st.dataAt {
-		if addr >= d.addr && addr+uint64(n) <= d.addr+d.size {
+		if inRange(addr, n, d.addr, d.addr+d.size) {
 			return d.off + addr - d.addr, true
 		}
 	}

@@ -36,14 +36,14 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 	lo, hi := m.stackRange(m.cur)
 	var mem []byte
 	switch {
-	case a >= lo && a+uint64(size) <= hi:
+	case inRange(a, size, lo, hi):
 		mem = m.stack[a-StackBase:]
 		if link {
 			m.loadedLink = m.slots[(a-StackBase)/4]
 			m.loadedFrom = a
 			m.loadedInto = reg
 		}
-	case a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)):
+	case inRange(a, size, m.img.Base, m.img.Base+uint64(len(m.text))):
 		mem = m.text[a-m.img.Base:]
 		if m.res != nil {
 			m.resultLoad(m.cur, a, size, true) // results.go
@@ -77,12 +77,19 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 	return v, nil
 }
 
+// inRange reports whether the size bytes at a lie in [lo, hi), without
+// the wrap of a+size near the top of the address space (an x86 bt with a
+// register offset can address anywhere).
+func inRange(a uint64, size int, lo, hi uint64) bool {
+	return a >= lo && a < hi && uint64(size) <= hi-a
+}
+
 // storeMem writes size bytes of v at a for the task executing now: to its own
 // stack (remembering the register each word came from) or a data segment.
 // Text is not writable by code.
 func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
-	if a >= lo && a+uint64(size) <= hi {
+	if inRange(a, size, lo, hi) {
 		m.storeStack(a, size, v, m.stackSource(reg))
 		if m.tr.on {
 			m.tiStored(a, lo, m.core.pc(m.cur))

@@ -108,6 +108,20 @@ const (
 	xBFC
 	xREV
 	xRBIT
+	// The ARMv5TE signed halfword multiplies (A8.8.176 SMLA<x><y>, A8.8.178
+	// SMLAL<x><y>, A8.8.180 SMLAW<y>, A8.8.189 SMUL<x><y>, A8.8.191
+	// SMULW<y>): Imm bit 1 selects Rn's top half, bit 0 Rm's.
+	xSMULxy
+	xSMLAxy
+	xSMULWy
+	xSMLAWy
+	xSMLALxy
+	xREV16 // A8.8.145, ARMv6
+	xREVSH // A8.8.146, ARMv6
+	xSSAT  // A8.8.193, ARMv6: saturate Op2 (Rm, LSL or ASR #n) to Imm signed bits
+	xUSAT  // A8.8.258, ARMv6: to Imm unsigned bits
+	xPKHBT // A8.8.125, ARMv6: Rn's bottom half, Op2's top half
+	xPKHTB // Rn's top half, Op2's bottom half
 )
 
 var xops = map[armasm.Op]xop{
@@ -125,6 +139,12 @@ var xops = map[armasm.Op]xop{
 	armasm.PUSH: xMultiple, armasm.POP: xMultiple,
 	armasm.UBFX: xUBFX, armasm.SBFX: xSBFX, armasm.BFI: xBFI, armasm.BFC: xBFC,
 	armasm.REV: xREV, armasm.RBIT: xRBIT,
+	armasm.SMULBB: xSMULxy, armasm.SMULBT: xSMULxy, armasm.SMULTB: xSMULxy, armasm.SMULTT: xSMULxy,
+	armasm.SMLABB: xSMLAxy, armasm.SMLABT: xSMLAxy, armasm.SMLATB: xSMLAxy, armasm.SMLATT: xSMLAxy,
+	armasm.SMULWB: xSMULWy, armasm.SMULWT: xSMULWy, armasm.SMLAWB: xSMLAWy, armasm.SMLAWT: xSMLAWy,
+	armasm.SMLALBB: xSMLALxy, armasm.SMLALBT: xSMLALxy, armasm.SMLALTB: xSMLALxy, armasm.SMLALTT: xSMLALxy,
+	armasm.REV16: xREV16, armasm.REVSH: xREVSH, armasm.SSAT: xSSAT, armasm.USAT: xUSAT,
+	armasm.PKHBT: xPKHBT, armasm.PKHTB: xPKHTB,
 	armasm.LDM: xMultiple, armasm.LDMDA: xMultiple, armasm.LDMDB: xMultiple, armasm.LDMIB: xMultiple,
 	armasm.STM: xMultiple, armasm.STMDA: xMultiple, armasm.STMDB: xMultiple, armasm.STMIB: xMultiple,
 }
@@ -440,11 +460,64 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		imm, ok2 := args[1].(armasm.Imm)
 		inst.Imm = uint32(imm)
 		ok = ok1 && ok2
-	case armasm.CLZ, armasm.REV, armasm.RBIT:
+	case armasm.CLZ, armasm.REV, armasm.RBIT, armasm.REV16, armasm.REVSH:
 		var ok1, ok2 bool
 		inst.Rd, ok1 = reg(0)
 		inst.Rm, ok2 = reg(1)
 		ok = ok1 && ok2
+	case armasm.SMULBB, armasm.SMULBT, armasm.SMULTB, armasm.SMULTT, armasm.SMULWB, armasm.SMULWT,
+		armasm.SMLABB, armasm.SMLABT, armasm.SMLATB, armasm.SMLATT, armasm.SMLAWB, armasm.SMLAWT,
+		armasm.SMLALBB, armasm.SMLALBT, armasm.SMLALTB, armasm.SMLALTT:
+		// smulxy Rd, Rn, Rm; smlaxy Rd, Rn, Rm, Ra; smlalxy RdLo, RdHi, Rn, Rm.
+		// armasm's ops of a family come 16 apart (one per condition), BB, BT,
+		// TB, TT (B, T for the W forms).
+		first := map[armasm.Op]armasm.Op{armasm.SMULBB: armasm.SMULBB, armasm.SMULBT: armasm.SMULBB, armasm.SMULTB: armasm.SMULBB,
+			armasm.SMULTT: armasm.SMULBB, armasm.SMLABB: armasm.SMLABB, armasm.SMLABT: armasm.SMLABB, armasm.SMLATB: armasm.SMLABB,
+			armasm.SMLATT: armasm.SMLABB, armasm.SMLALBB: armasm.SMLALBB, armasm.SMLALBT: armasm.SMLALBB, armasm.SMLALTB: armasm.SMLALBB,
+			armasm.SMLALTT: armasm.SMLALBB, armasm.SMULWB: armasm.SMULWB, armasm.SMULWT: armasm.SMULWB, armasm.SMLAWB: armasm.SMLAWB,
+			armasm.SMLAWT: armasm.SMLAWB}[inst.Fam]
+		inst.Imm = uint32(inst.Fam-first) / 16
+		var ok1, ok2, ok3, ok4 bool
+		inst.Rd, ok1 = reg(0)
+		if first == armasm.SMLALBB {
+			inst.Ra, ok2 = reg(1) // RdHi
+			inst.Rn, ok3 = reg(2)
+			inst.Rm, ok4 = reg(3)
+			ok = ok1 && ok2 && ok3 && ok4 && inst.Rd != inst.Ra && inst.Ra != PC
+		} else {
+			inst.Rn, ok2 = reg(1)
+			inst.Rm, ok3 = reg(2)
+			ok, ok4 = ok1 && ok2 && ok3, true
+			if first == armasm.SMLABB || first == armasm.SMLAWB {
+				inst.Ra, ok4 = reg(3)
+				ok = ok && ok4 && inst.Ra != PC
+			}
+		}
+		ok = ok && inst.Rd != PC && inst.Rn != PC && inst.Rm != PC
+	case armasm.SSAT, armasm.USAT, armasm.PKHBT, armasm.PKHTB:
+		// ssat/usat Rd, #n, Rm{, LSL #s | ASR #s}; pkhbt Rd, Rn, Rm{, LSL #s};
+		// pkhtb Rd, Rn, Rm, ASR #s (ASR #32 when s is 0 in the word).
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		src := args[2]
+		if inst.Fam == armasm.SSAT || inst.Fam == armasm.USAT {
+			n, isImm := args[1].(armasm.Imm)
+			inst.Imm, ok2 = uint32(n), isImm
+		} else {
+			inst.Rn, ok2 = reg(1)
+		}
+		ok = ok1 && ok2
+		switch a := src.(type) {
+		case armasm.Reg:
+			inst.Op2 = operand{kind: opRegShift, reg: uint8(a), shift: armasm.ShiftLeft}
+			ok = ok && a <= armasm.R15
+		case armasm.RegShift:
+			inst.Op2 = operand{kind: opRegShift, reg: uint8(a.Reg), shift: a.Shift, count: uint8(a.Count)}
+			ok = ok && (a.Shift == armasm.ShiftLeft || a.Shift == armasm.ShiftRightSigned) && a.Count <= 32
+		default:
+			ok = false
+		}
+		ok = ok && inst.Rd != PC && inst.Rn != PC && inst.Op2.reg != PC
 	case armasm.UBFX, armasm.SBFX, armasm.BFI:
 		// ubfx/sbfx Rd, Rn, #lsb, #width; bfi Rd, Rn, #lsb, #width (A8.8.246, A8.8.164, A8.8.21)
 		var ok1, ok2 bool

@@ -17,6 +17,10 @@
 // word loads and stores with an immediate offset run on a fast path inside
 // Exec (fast.go), tested against the general path.
 //
+// The saturating forms (SSAT, USAT, SMLA<x><y>, SMLAW<y>) set the sticky
+// Q flag on saturation or overflow; Q is not modelled, since nothing gcc
+// emits reads it (MRS is unsupported).
+//
 // Imports: package isa (Flow, Bus, Fault and the sentinels every ISA shares),
 // the standard library and armasm only. This package knows nothing
 // of tasks, schedulers, strategies or the x86 package.

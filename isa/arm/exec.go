@@ -207,6 +207,51 @@ func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 		r.R[inst.Rd] = bits.ReverseBytes32(r.R[inst.Rm])
 	case xRBIT:
 		r.R[inst.Rd] = bits.Reverse32(r.R[inst.Rm])
+	case xREV16:
+		v := r.R[inst.Rm]
+		r.R[inst.Rd] = v>>8&0x00ff00ff | v<<8&0xff00ff00
+	case xREVSH:
+		v := r.R[inst.Rm]
+		r.R[inst.Rd] = uint32(int32(int16(uint16(v>>8&0xff | v<<8&0xff00))))
+	case xSMULxy, xSMLAxy, xSMLALxy:
+		p := int64(half(r.R[inst.Rn], inst.Imm&2 != 0)) * int64(half(r.R[inst.Rm], inst.Imm&1 != 0))
+		switch x {
+		case xSMULxy:
+			r.R[inst.Rd] = uint32(p)
+		case xSMLAxy: // sets Q on signed overflow; Q is not modelled (nothing gcc emits reads it)
+			r.R[inst.Rd] = uint32(p) + r.R[inst.Ra]
+		default:
+			v := uint64(r.R[inst.Ra])<<32 | uint64(r.R[inst.Rd])
+			v += uint64(p)
+			r.R[inst.Rd], r.R[inst.Ra] = uint32(v), uint32(v>>32)
+		}
+	case xSMULWy, xSMLAWy:
+		p := int64(int32(r.R[inst.Rn])) * int64(half(r.R[inst.Rm], inst.Imm&1 != 0)) >> 16
+		if x == xSMLAWy {
+			p += int64(int32(r.R[inst.Ra])) // Q as for SMLA<x><y>
+		}
+		r.R[inst.Rd] = uint32(p)
+	case xSSAT, xUSAT:
+		v := int64(int32(r.R[inst.Op2.reg]))
+		if inst.Op2.shift == armasm.ShiftLeft {
+			v = int64(int32(uint32(v) << inst.Op2.count))
+		} else {
+			v >>= min(inst.Op2.count, 31)
+		}
+		lo, hi := int64(0), int64(1)<<inst.Imm-1 // USAT: 0 .. 2^n-1 (n 0-31)
+		if x == xSSAT {
+			lo, hi = -(int64(1) << (inst.Imm - 1)), int64(1)<<(inst.Imm-1)-1 // SSAT: n 1-32
+		}
+		r.R[inst.Rd] = uint32(min(max(v, lo), hi)) // Q set on saturation is not modelled
+	case xPKHBT, xPKHTB:
+		v := r.R[inst.Op2.reg]
+		if x == xPKHBT {
+			v <<= inst.Op2.count
+			r.R[inst.Rd] = r.R[inst.Rn]&0xffff | v&0xffff0000
+		} else {
+			v = uint32(int32(v) >> min(inst.Op2.count, 31))
+			r.R[inst.Rd] = r.R[inst.Rn]&0xffff0000 | v&0xffff
+		}
 	case xUBFX, xSBFX, xBFI, xBFC:
 		lsb, width := inst.Imm, uint32(inst.Ra)
 		mask := uint32(1)<<width - 1 // width <= 32; 1<<32 wraps to 0 and mask to all ones
@@ -328,6 +373,14 @@ func addWithCarry(x, y uint32, carry bool) (uint32, bool, bool) {
 
 // extend is the byte or halfword of v that x takes (an extend, UXTB ...,
 // or an extend and add, UXTAB ...), zero- or sign-extended.
+// half is the bottom (or, with top, the top) halfword of v, sign-extended.
+func half(v uint32, top bool) int32 {
+	if top {
+		return int32(v) >> 16
+	}
+	return int32(int16(v))
+}
+
 func extend(x xop, v uint32) uint32 {
 	switch x {
 	case xUXTB, xUXTAB:

@@ -1484,3 +1484,30 @@ NOINLINE int d_bittest(u32 a, u32 b, int n)
 	}
 	return r * 1000 + (int)(squash(map[0] ^ map[1] ^ map[2] ^ map[3]) & 0x3ff);
 }
+
+/* The C library's string functions called as functions: gcc does not
+ * expand them inline with the kernel's flags, and calls strlen, strcmp,
+ * memcmp, strncmp, strchr, memchr and strcpy (the sign of a comparison is
+ * its contract). */
+static int sgn(int v) { return (v > 0) - (v < 0); }
+
+NOINLINE int d_libcalls(u32 seed, int len, int c)
+{
+	char a[48], b[48], d[48];
+	if (len > 46)
+		len = 46;
+	if (len < 1)
+		len = 1;
+	for (int i = 0; i < len; i++) {
+		a[i] = (char)('a' + step(&seed) % 3);
+		b[i] = i % 5 ? a[i] : (char)('a' + step(&seed) % 3);
+	}
+	a[len] = b[len] = 0;
+	int r = (int)__builtin_strlen(a) + sgn(__builtin_strcmp(a, b)) * 100;
+	r += sgn(__builtin_memcmp(a, b, (ulong)len / 2)) * 1000 + sgn(__builtin_strncmp(a, b, 7)) * 10000;
+	const char *p = __builtin_strchr(a, 'a' + c % 3);
+	const char *q = __builtin_memchr(b, 'a' + (c + 1) % 3, (ulong)len);
+	__builtin_strcpy(d, b);
+	r += (p ? (int)(p - a) : -1) * 100000 + (q ? (int)(q - b) : -1) * 3 + (int)__builtin_strlen(d) * 7;
+	return r;
+}
