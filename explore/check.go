@@ -334,6 +334,10 @@ type Result struct {
 	// compared with the reference (results.go).
 	Returns     []Return `json:"returns,omitempty"`
 	ReturnsNote string   `json:"returns_note,omitempty"`
+	// Stubs names the undefined callees of an object linked to stubs that
+	// return 0 (kernel.Image.Stubs): the values their callers compute
+	// from them are not the real function's.
+	Stubs []string `json:"stubs,omitempty"`
 	// Representative says that Replay is not a counterexample but one
 	// representative run of a SAFE or INCOMPLETE check (see WithRun).
 	Representative bool `json:"representative,omitempty"`

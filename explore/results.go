@@ -122,11 +122,14 @@ func (c *compiled) returns(run *detect.Results) []Return {
 	return out
 }
 
-// withReturns fills in res.Returns and res.ReturnsNote for a workload
+// withReturns fills in res.Stubs, res.Returns and res.ReturnsNote for a workload
 // linked from an object (Scenario.Image): from the run res shows, or for
 // a result without one from the default run (option 0 at every step),
 // which every explored run equals when the check is SAFE.
 func (c *compiled) withReturns(res *Result, bound int) error {
+	if c.sc.Image != nil {
+		res.Stubs = c.img.Stubs
+	}
 	if c.sc.Image == nil || c.ref == nil {
 		return nil
 	}

@@ -8,8 +8,9 @@ package kernel
 
 // emitHelpers emits the helper library code at a's pc: label returns a
 // line's label ("" for an instruction), enc a line's instruction at pc
-// given the address of every label. Exported names become symbols.
-func emitHelpers[L any](a *asm, code []L, label func(L) string, enc func(it L, pc uint64, labels map[string]uint64) []byte) {
+// given the address of every label. Exported names become symbols, but
+// those defined reports (the object's own functions keep their names).
+func emitHelpers[L any](a *asm, code []L, defined func(string) bool, label func(L) string, enc func(it L, pc uint64, labels map[string]uint64) []byte) {
 	labels := map[string]uint64{}
 	pc := a.pc()
 	for _, it := range code {
@@ -21,7 +22,7 @@ func emitHelpers[L any](a *asm, code []L, label func(L) string, enc func(it L, p
 	}
 	for _, it := range code {
 		switch l := label(it); {
-		case l != "" && l[0] != '.':
+		case l != "" && l[0] != '.' && !defined(l):
 			a.sym(l)
 		case l != "":
 		default:

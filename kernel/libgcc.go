@@ -21,12 +21,27 @@ import (
 //	__aeabi_llsr(v, n)       r1:r0 = v >> n        (logical)
 //	__aeabi_lasr(v, n)       r1:r0 = v >> n        (arithmetic)
 //	__aeabi_lmul(a, b)       r1:r0 = a * b         (low 64 bits)
+//	__popcountsi2(x), __popcountdi2(x)   set bits of x (32 or 64 bits)
+//	__paritysi2(x), __paritydi2(x)       set bits mod 2
+//	__ctzdi2(x), __ffsdi2(x)             trailing zeros; 1 + the lowest set bit's index, 0 for 0
+//	__clrsbsi2(x), __clrsbdi2(x)         leading redundant sign bits
+//	__bswapsi2(x), __bswapdi2(x)         bytes reversed
+//	memcpy(d, s, n), memmove(d, s, n), memset(d, c, n)   returning d
 //
+
 // and the GNU names of the same functions (__udivsi3, __divsi3,
 // __umodsi3, __modsi3, __udivdi3, __divdi3, __umoddi3, __moddi3,
-// __ashldi3, __lshrdi3, __ashrdi3, __muldi3). They use only r0-r3, r12,
-// the flags and lr (as the ABI allows); the 64-bit divisions and the
-// signed wrappers save r4-r8 on the stack.
+// __ashldi3, __lshrdi3, __ashrdi3, __muldi3), and the bit helpers of
+// libgcc (GCC internals, "Integer library routines"), which gcc calls for
+// __builtin_popcount, parity, ctzll, ffsll, clrsb and, at -Os, bswap
+// (Linux links __ctzdi2 from lib/clz_ctz.c and the byte swaps from
+// arch/arm/lib/bswapsdi2.S; its own code avoids the others), and memcpy,
+// memmove and memset, which gcc calls for struct copies and zeroing (the
+// kernel links its own, arch/arm/lib/mem*.S; these move a byte at a time,
+// the same result). They use only
+// r0-r3, r12, the flags and lr (as the ABI allows); the 64-bit divisions,
+// the signed wrappers and __popcountdi2 save r4-r8 on the stack. For 0,
+// __ctzdi2 returns 31, what libgcc's returns on ARM (C leaves it undefined).
 //
 // Division by zero: the ABI has the helper call __aeabi_idiv0 /
 // __aeabi_ldiv0, whose result it returns. Linux's arch/arm/lib/lib1funcs.S
@@ -56,6 +71,12 @@ var libgccAliases = map[string]string{
 	"__aeabi_llsr": "__aeabi_llsr", "__lshrdi3": "__aeabi_llsr",
 	"__aeabi_lasr": "__aeabi_lasr", "__ashrdi3": "__aeabi_lasr",
 	"__aeabi_lmul": "__aeabi_lmul", "__muldi3": "__aeabi_lmul",
+	"__popcountsi2": "__popcountsi2", "__popcountdi2": "__popcountdi2",
+	"__paritysi2": "__paritysi2", "__paritydi2": "__paritydi2",
+	"__ctzdi2": "__ctzdi2", "__ffsdi2": "__ffsdi2",
+	"__clrsbsi2": "__clrsbsi2", "__clrsbdi2": "__clrsbdi2",
+	"__bswapsi2": "__bswapsi2", "__bswapdi2": "__bswapdi2",
+	"memcpy": "memcpy", "memmove": "memmove", "memset": "memset",
 }
 
 // IsARMHelper reports whether name is one of the run-time helpers that
@@ -271,6 +292,135 @@ func libgccCode() []lgItem {
 	w(reg(arm.MOV, false, r0, 0, r3))
 	w(ret)
 
+	// The bit helpers (issue 21): gcc calls them for __builtin_popcount,
+	// parity, ctzll, ffsll, clrsb and (at -Os) bswap on ARMv5-v7.
+	rep := func(rd int, b uint32) { // rd = the byte b in every byte
+		w(imm(arm.MOV, false, rd, 0, b))
+		w(arm.DPReg(arm.ORR, false, rd, rd, rd, arm.LSL, 8))
+		w(arm.DPReg(arm.ORR, false, rd, rd, rd, arm.LSL, 16))
+	}
+	// __popcountsi2: the bit-sliced sum in r0, with r1 and r2 only (the
+	// 64-bit form keeps its state in r3 and ip across the calls).
+	lab("__popcountsi2")
+	rep(r1, 0x55)
+	w(arm.DPReg(arm.AND, false, r2, r1, r0, arm.LSR, 1))
+	w(reg(arm.SUB, false, r0, r0, r2))
+	rep(r1, 0x33)
+	w(arm.DPReg(arm.AND, false, r2, r1, r0, arm.LSR, 2))
+	w(reg(arm.AND, false, r0, r0, r1))
+	w(reg(arm.ADD, false, r0, r0, r2))
+	w(arm.DPReg(arm.ADD, false, r0, r0, r0, arm.LSR, 4))
+	rep(r1, 0x0f)
+	w(reg(arm.AND, false, r0, r0, r1))
+	w(arm.DPReg(arm.ADD, false, r0, r0, r0, arm.LSR, 8))
+	w(arm.DPReg(arm.ADD, false, r0, r0, r0, arm.LSR, 16))
+	w(imm(arm.AND, false, r0, r0, 0x3f))
+	w(ret)
+	lab("__popcountdi2") // popcount(lo) + popcount(hi)
+	w(arm.Push(arm.RegList(r4, lr)))
+	w(reg(arm.MOV, false, ip, 0, r1))
+	bl("__popcountsi2")
+	w(reg(arm.MOV, false, r3, 0, r0))
+	w(reg(arm.MOV, false, r0, 0, ip))
+	bl("__popcountsi2")
+	w(reg(arm.ADD, false, r0, r0, r3))
+	w(arm.Pop(arm.RegList(r4, pc)))
+
+	lab("__paritydi2") // parity(lo ^ hi)
+	w(reg(arm.EOR, false, r0, r0, r1))
+	lab("__paritysi2") // fold the word onto its low bit
+	for _, sh := range []uint32{16, 8, 4, 2, 1} {
+		w(arm.DPReg(arm.EOR, false, r0, r0, r0, arm.LSR, sh))
+	}
+	w(imm(arm.AND, false, r0, r0, 1))
+	w(ret)
+
+	// __ctzdi2: 31 - clz(x & -x) of the low word, or 32 + that of the
+	// high word when the low one is 0 (0 gives 31, libgcc's value).
+	lab("__ctzdi2")
+	ctz64 := func(base uint32) {
+		w(imm(arm.CMP, true, 0, r0, 0))
+		w(imm(arm.RSB, false, r2, r0, 0).If(arm.NE))
+		w(reg(arm.AND, false, r2, r2, r0).If(arm.NE))
+		w(arm.Clz(r2, r2).If(arm.NE))
+		w(imm(arm.RSB, false, r0, r2, base+31).If(arm.NE))
+		w(ret.If(arm.NE))
+		w(imm(arm.RSB, false, r2, r1, 0))
+		w(reg(arm.AND, false, r2, r2, r1))
+		w(arm.Clz(r2, r2))
+		w(imm(arm.RSB, false, r0, r2, base+63))
+		w(ret)
+	}
+	ctz64(0)
+	// __ffsdi2: 0 for 0, else ctz + 1.
+	lab("__ffsdi2")
+	w(reg(arm.ORR, true, r2, r0, r1))
+	w(ret.If(arm.EQ)) // r0 is 0
+	ctz64(1)
+
+	// __clrsbsi2, __clrsbdi2: clz(x ^ (x >> 31)) - 1, over the 64-bit
+	// value for the second (clz of the high word, or 32 + that of the low).
+	lab("__clrsbsi2")
+	w(arm.DPReg(arm.EOR, false, r0, r0, r0, arm.ASR, 31))
+	w(arm.Clz(r0, r0))
+	w(imm(arm.SUB, false, r0, r0, 1))
+	w(ret)
+	lab("__clrsbdi2")
+	w(arm.DPReg(arm.EOR, false, r0, r0, r1, arm.ASR, 31))
+	w(arm.DPReg(arm.EOR, true, r1, r1, r1, arm.ASR, 31))
+	w(arm.Clz(r0, r1).If(arm.NE))
+	w(imm(arm.SUB, false, r0, r0, 1).If(arm.NE))
+	w(ret.If(arm.NE))
+	w(arm.Clz(r0, r0))
+	w(imm(arm.ADD, false, r0, r0, 31))
+	w(ret)
+
+	// __bswapsi2, __bswapdi2: the ARMv5 byte reversal (no REV before
+	// v6): t = x ^ ror(x, 16) without its byte 2; x = ror(x, 8) ^ (t >> 8).
+	bswap := func(rd, rs, t int) {
+		w(arm.DPReg(arm.EOR, false, t, rs, rs, arm.ROR, 16))
+		w(imm(arm.BIC, false, t, t, 0x00ff0000))
+		w(arm.DPReg(arm.MOV, false, rd, 0, rs, arm.ROR, 8))
+		w(arm.DPReg(arm.EOR, false, rd, rd, t, arm.LSR, 8))
+	}
+	lab("__bswapsi2")
+	bswap(r0, r0, r1)
+	w(ret)
+	lab("__bswapdi2") // r1:r0 = bswap(r0):bswap(r1)
+	bswap(r3, r1, r2)
+	bswap(r1, r0, r2)
+	w(reg(arm.MOV, false, r0, 0, r3))
+	w(ret)
+
+	// memcpy, memmove, memset (the kernel's arch/arm/lib/mem*.S; gcc calls
+	// them for struct copies and zeroing): byte loops, returning dst.
+	// byteLoop emits loop l: body, once per byte while r2 counts down,
+	// then the return.
+	byteLoop := func(l string, body ...arm.Word) {
+		lab(l)
+		w(imm(arm.SUB, true, r2, r2, 1))
+		for _, x := range body {
+			w(x.If(arm.PL))
+		}
+		b(arm.PL, l)
+		w(ret)
+	}
+	lab("memcpy")
+	w(reg(arm.MOV, false, r3, 0, r0))
+	byteLoop(".mcpy", arm.LdrbPost(ip, r1, 1), arm.StrbPost(ip, r3, 1))
+	lab("memmove") // forward unless dst overlaps the source from above
+	w(reg(arm.CMP, true, 0, r0, r1))
+	b(arm.LS, "memcpy")
+	w(reg(arm.ADD, false, r3, r1, r2))
+	w(reg(arm.CMP, true, 0, r0, r3))
+	b(arm.CS, "memcpy")
+	w(reg(arm.ADD, false, r3, r0, r2))
+	w(reg(arm.ADD, false, r1, r1, r2))
+	byteLoop(".mmov", arm.LdrbPre(ip, r1, -1), arm.StrbPre(ip, r3, -1))
+	lab("memset")
+	w(reg(arm.MOV, false, r3, 0, r0))
+	byteLoop(".mset", arm.StrbPost(r1, r3, 1))
+
 	// The aliases: a branch to the routine.
 	for _, n := range ARMHelpers() {
 		if to := libgccAliases[n]; to != n {
@@ -282,9 +432,10 @@ func libgccCode() []lgItem {
 }
 
 // libgcc emits the helper library at the current pc: every helper name
-// becomes a symbol of the image.
-func (a armText) libgcc() {
-	emitHelpers(a.asm, libgccCode(), func(it lgItem) string { return it.label }, func(it lgItem, pc uint64, labels map[string]uint64) []byte {
+// becomes a symbol of the image, but the names defined reports (the
+// object's own functions: a memcpy of its own stays the only memcpy).
+func (a armText) libgcc(defined func(string) bool) {
+	emitHelpers(a.asm, libgccCode(), defined, func(it lgItem) string { return it.label }, func(it lgItem, pc uint64, labels map[string]uint64) []byte {
 		if it.br == "" {
 			return it.w.Bytes()
 		}

@@ -4,9 +4,16 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/mcountsim/mcountsim/internal/oracle"
 	"github.com/mcountsim/mcountsim/isa"
 	"github.com/mcountsim/mcountsim/isa/arm"
 	"github.com/stretchr/testify/require"
@@ -15,7 +22,7 @@ import (
 // helperLib is the helper library alone, laid out at ARMBase.
 func helperLib(t testing.TB) *Image {
 	a := &asm{img: &Image{Arch: ARM, Base: ARMBase, Align: 4}}
-	armText{a}.libgcc()
+	armText{a}.libgcc(func(string) bool { return false })
 	img, err := a.finish()
 	require.NoError(t, err)
 	return img
@@ -263,9 +270,173 @@ func TestARMHelperSymbols(t *testing.T) {
 		require.True(t, IsARMHelper(n))
 	}
 	require.False(t, IsARMHelper("ext_fn"))
-	require.Len(t, ARMHelpers(), 22)
+	require.Len(t, ARMHelpers(), 35)
 	for off := 0; off < len(img.Text); off += 4 {
 		_, err := arm.Decode(uint32(img.Base)+uint32(off), binary.LittleEndian.Uint32(img.Text[off:]))
 		require.NoError(t, err, "at %s", img.Name(img.Base+uint64(off)))
+	}
+}
+
+// armBitHelpers are the bit helpers, each with its argument words (1: a
+// 32-bit x in r0; 2: a 64-bit x in r1:r0) and result words (1 or 2).
+var armBitHelpers = []struct {
+	name     string
+	in, outs int
+}{
+	{"__popcountsi2", 1, 1}, {"__popcountdi2", 2, 1}, {"__paritysi2", 1, 1}, {"__paritydi2", 2, 1},
+	{"__ctzdi2", 2, 1}, {"__ffsdi2", 2, 1}, {"__clrsbsi2", 1, 1}, {"__clrsbdi2", 2, 1},
+	{"__bswapsi2", 1, 1}, {"__bswapdi2", 2, 2},
+}
+
+// armBitWant is what helper name returns for x (Go's math/bits; for
+// __ctzdi2(0), libgcc's 31).
+func armBitWant(name string, x uint64) uint64 {
+	lo := uint32(x)
+	switch name {
+	case "__popcountsi2":
+		return uint64(bits.OnesCount32(lo))
+	case "__popcountdi2":
+		return uint64(bits.OnesCount64(x))
+	case "__paritysi2":
+		return uint64(bits.OnesCount32(lo) & 1)
+	case "__paritydi2":
+		return uint64(bits.OnesCount64(x) & 1)
+	case "__ctzdi2":
+		if x == 0 {
+			return 31
+		}
+		return uint64(bits.TrailingZeros64(x))
+	case "__ffsdi2":
+		if x == 0 {
+			return 0
+		}
+		return uint64(bits.TrailingZeros64(x) + 1)
+	case "__clrsbsi2":
+		return uint64(uint32(bits.LeadingZeros32(lo^uint32(int32(lo)>>31)) - 1))
+	case "__clrsbdi2":
+		return uint64(uint32(bits.LeadingZeros64(x^uint64(int64(x)>>63)) - 1))
+	case "__bswapsi2":
+		return uint64(bits.ReverseBytes32(lo))
+	case "__bswapdi2":
+		return bits.ReverseBytes64(x)
+	}
+	panic(name)
+}
+
+// callARMBit runs a bit helper on x (garbage in the unused argument
+// registers) and returns its result (r0, or r1:r0).
+func callARMBit(t testing.TB, img *Image, name string, x uint64) uint64 {
+	for _, h := range armBitHelpers {
+		if h.name != name {
+			continue
+		}
+		args := [4]uint32{uint32(x), uint32(x >> 32), 0xbad2, 0xbad3}
+		if h.in == 1 {
+			args[1] = 0xbad1
+		}
+		out, _ := callHelper(t, img, name, args)
+		if h.outs == 2 {
+			return join(out[0], out[1])
+		}
+		return uint64(out[0])
+	}
+	panic(name)
+}
+
+// TestARMBitHelpers runs every bit helper under the A32 executor on 3,000
+// operands and compares with Go.
+func TestARMBitHelpers(t *testing.T) {
+	img := helperLib(t)
+	rng := rand.New(rand.NewSource(7))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for i := 0; i < n; i++ {
+		x := u64s(rng)
+		if i < 4 {
+			x = []uint64{0, 1, 1 << 63, 1 << 32}[i]
+		}
+		for _, h := range armBitHelpers {
+			v := x
+			if h.in == 1 {
+				v = uint64(uint32(x))
+			}
+			require.Equal(t, armBitWant(h.name, v), callARMBit(t, img, h.name, v), "%s(%#x)", h.name, v)
+		}
+	}
+}
+
+// TestARMBitHelpersQEMU compares the bit helpers with libgcc's own (gcc
+// 12's libgcc.a for arm-linux-gnueabi, under qemu-arm) on 300 operands,
+// zero included.
+func TestARMBitHelpersQEMU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles a harness")
+	}
+	gcc := oracle.Tool(t, "gcc-arm-linux-gnueabi", "the ARM bit helpers against libgcc (kernel)", "arm-linux-gnueabi-gcc")
+	qemu := oracle.Tool(t, "qemu-user", "the ARM bit helpers against libgcc (kernel)", "qemu-arm")
+	var src strings.Builder
+	src.WriteString("#include <stdio.h>\n#include <string.h>\n")
+	for _, h := range armBitHelpers {
+		ret, arg := "int", "unsigned int"
+		if h.in == 2 {
+			arg = "unsigned long long"
+		}
+		if h.outs == 2 {
+			ret = "unsigned long long"
+		}
+		fmt.Fprintf(&src, "extern %s %s(%s);\n", ret, h.name, arg)
+	}
+	src.WriteString("int main(void) {\n\tchar name[32]; unsigned long long x;\n\twhile (scanf(\"%31s %llx\", name, &x) == 2) {\n\t\tunsigned long long r = 0;\n")
+	for _, h := range armBitHelpers {
+		cast := "(unsigned int)x"
+		if h.in == 2 {
+			cast = "x"
+		}
+		res := "(unsigned int)"
+		if h.outs == 2 {
+			res = ""
+		}
+		fmt.Fprintf(&src, "\t\tif (!strcmp(name, \"%s\")) r = %s%s(%s);\n", h.name, res, h.name, cast)
+	}
+	src.WriteString("\t\tprintf(\"%llx\\n\", r);\n\t}\n\treturn 0;\n}\n")
+	dir := t.TempDir()
+	c, exe := filepath.Join(dir, "h.c"), filepath.Join(dir, "h")
+	require.NoError(t, os.WriteFile(c, []byte(src.String()), 0o644))
+	out, err := exec.Command(gcc, "-static", "-O1", "-o", exe, c).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	rng := rand.New(rand.NewSource(8))
+	type q struct {
+		name string
+		x    uint64
+	}
+	var qs []q
+	var in strings.Builder
+	for i := 0; i < 300; i++ {
+		x := u64s(rng)
+		if i < 3 {
+			x = []uint64{0, 1 << 32, 0xffffffff}[i]
+		}
+		for _, h := range armBitHelpers {
+			v := x
+			if h.in == 1 {
+				v = uint64(uint32(x))
+			}
+			qs = append(qs, q{h.name, v})
+			fmt.Fprintf(&in, "%s %x\n", h.name, v)
+		}
+	}
+	cmd := exec.Command(qemu, exe)
+	cmd.Stdin = strings.NewReader(in.String())
+	res, err := cmd.Output()
+	require.NoError(t, err)
+	lines := strings.Fields(string(res))
+	require.Len(t, lines, len(qs))
+	img := helperLib(t)
+	for i, x := range qs {
+		want, err := strconv.ParseUint(lines[i], 16, 64)
+		require.NoError(t, err)
+		require.Equal(t, want, callARMBit(t, img, x.name, x.x), "%s(%#x): libgcc %#x", x.name, x.x, want)
 	}
 }

@@ -21,10 +21,13 @@ import (
 // for __int128 at -Os (Linux links them from arch/arm64/lib/tishift.S).
 // They use only x0-x3 and x30 (caller-saved) and no memory. The shifts are
 // defined for counts 0-127, read from w2 (the upper half of x2 is not
-// part of an int argument, AAPCS64 §6.8.2).
+// part of an int argument, AAPCS64 §6.8.2). Then memcpy, memmove and
+// memset(d, c, n), which gcc calls for struct copies and zeroing (the
+// kernel links its own, arch/arm64/lib/mem*.S; these move a byte at a
+// time, the same result), returning d; they also use x4.
 
 // a64HelperNames are the helpers LinkObject links as code for arm64.
-var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3"}
+var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset"}
 
 // IsARM64Helper reports whether name is one of the arm64 run-time helpers
 // that LinkObject links as real A64 code rather than as a stub.
@@ -54,7 +57,7 @@ func a64HelperCode() []a64Item {
 			c = append(c, a64Item{w: i})
 		}
 	}
-	const x0, x1, x2, x3, xzr = arm64.X0, arm64.X1, arm64.X2, arm64.X3, arm64.XZR
+	const x0, x1, x2, x3, x4, xzr = arm64.X0, arm64.X1, arm64.X2, arm64.X3, arm64.X4, arm64.XZR
 	const lsl, lsr = arm64.ShiftLSL, arm64.ShiftLSR
 	ret := arm64.Ret(arm64.LR)
 	mov64 := func(rd int, v uint64) { // movz + movk of every nonzero halfword
@@ -116,6 +119,38 @@ func a64HelperCode() []a64Item {
 		lab(done)
 		w(ret)
 	}
+	// memcpy, memmove, memset (the kernel's arch/arm64/lib/mem*.S): byte
+	// loops, returning dst.
+	cbz := func(r int, to string) { c = append(c, a64Item{br: to, cbz: true, reg: r}) }
+	bc := func(cond uint8, to string) { c = append(c, a64Item{br: to, cond: cond}) }
+	lab("memcpy")
+	w(arm64.MovReg(x3, x0))
+	cbz(x2, ".mcpy.done")
+	lab(".mcpy")
+	w(arm64.LdrbPost(x4, x1, 1), arm64.StrbPost(x4, x3, 1), must64(arm64.SubsImm(x2, x2, 1)))
+	bc(arm64.NE, ".mcpy")
+	lab(".mcpy.done")
+	w(ret)
+	lab("memmove") // forward unless dst overlaps the source from above
+	w(arm64.CmpReg(x0, x1))
+	bc(arm64.LS, "memcpy")
+	w(arm64.AddReg(x3, x1, x2, lsl, 0), arm64.CmpReg(x0, x3))
+	bc(arm64.CS, "memcpy")
+	w(arm64.AddReg(x3, x0, x2, lsl, 0), arm64.AddReg(x1, x1, x2, lsl, 0))
+	cbz(x2, ".mmov.done")
+	lab(".mmov")
+	w(arm64.LdrbPre(x4, x1, -1), arm64.StrbPre(x4, x3, -1), must64(arm64.SubsImm(x2, x2, 1)))
+	bc(arm64.NE, ".mmov")
+	lab(".mmov.done")
+	w(ret)
+	lab("memset")
+	w(arm64.MovReg(x3, x0))
+	cbz(x2, ".mset.done")
+	lab(".mset")
+	w(arm64.StrbPost(x1, x3, 1), must64(arm64.SubsImm(x2, x2, 1)))
+	bc(arm64.NE, ".mset")
+	lab(".mset.done")
+	w(ret)
 	return c
 }
 
@@ -129,9 +164,10 @@ func must64(w arm64.Word, ok bool) arm64.Word {
 }
 
 // libgcc emits the arm64 helper library at the current pc: every helper
-// name becomes a symbol of the image.
-func (a arm64Text) libgcc() {
-	emitHelpers(a.asm, a64HelperCode(), func(it a64Item) string { return it.label }, func(it a64Item, pc uint64, labels map[string]uint64) []byte {
+// name becomes a symbol of the image, but the names defined reports (the
+// object's own functions).
+func (a arm64Text) libgcc(defined func(string) bool) {
+	emitHelpers(a.asm, a64HelperCode(), defined, func(it a64Item) string { return it.label }, func(it a64Item, pc uint64, labels map[string]uint64) []byte {
 		switch {
 		case it.br != "" && it.cbz:
 			return a.ok(arm64.Cbz(it.reg, pc, labels[it.br])).Bytes()

@@ -26,8 +26,11 @@ import (
 // gcc emits the first eight for __builtin_clzl, ctz, ffs, popcount, parity,
 // clrsb and bswap (and for the 32-bit forms, through the 64-bit ones);
 // Linux links __clzdi2 and __ctzdi2 from lib/clz_ctz.c and the three
-// 128-bit shifts from arch/riscv/lib/tishift.S. They use only a0-a1,
-// t0-t2 and ra (caller-saved, as the psABI allows) and no memory.
+// 128-bit shifts from arch/riscv/lib/tishift.S. They use only a0-a2,
+// t0-t2 and ra (caller-saved, as the psABI allows) and no memory. Then
+// memcpy, memmove and memset(d, c, n), which gcc calls for struct copies
+// and zeroing (the kernel links its own, arch/riscv/lib/mem*.S; these move
+// a byte at a time, the same result), returning d.
 //
 // Inputs outside the C contract, where C leaves the result undefined:
 // __clzdi2(0) returns 64 and __ctzdi2(0) returns -1, what libgcc's
@@ -36,7 +39,7 @@ import (
 
 // rvHelperNames are the helpers LinkObject links as code for riscv64.
 var rvHelperNames = []string{"__clzdi2", "__ctzdi2", "__ffsdi2", "__popcountdi2", "__paritydi2", "__clrsbdi2",
-	"__bswapsi2", "__bswapdi2", "__ashlti3", "__ashrti3", "__lshrti3"}
+	"__bswapsi2", "__bswapdi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset"}
 
 // IsRISCVHelper reports whether name is one of the riscv64 run-time
 // helpers that LinkObject links as real RV64 code rather than as a stub.
@@ -194,14 +197,44 @@ func rvHelperCode() []rvItem {
 		lab(done)
 		w(ret)
 	}
+	// memcpy, memmove, memset (the kernel's arch/riscv/lib/mem*.S): byte
+	// loops, returning dst.
+	lab("memcpy")
+	w(riscv.Mv(t0, a0))
+	b(riscv.Beq, a2, zero, ".mcpy.done")
+	lab(".mcpy")
+	w(riscv.Lbu(t1, a1, 0), riscv.Sb(t1, t0, 0), riscv.Addi(a1, a1, 1), riscv.Addi(t0, t0, 1), riscv.Addi(a2, a2, -1))
+	b(riscv.Bne, a2, zero, ".mcpy")
+	lab(".mcpy.done")
+	w(ret)
+	lab("memmove") // forward unless dst overlaps the source from above
+	b(riscv.Bgeu, a1, a0, "memcpy")
+	w(riscv.Add(t2, a1, a2))
+	b(riscv.Bgeu, a0, t2, "memcpy")
+	w(riscv.Add(t0, a0, a2), riscv.Add(a1, a1, a2))
+	b(riscv.Beq, a2, zero, ".mmov.done")
+	lab(".mmov")
+	w(riscv.Addi(a1, a1, -1), riscv.Addi(t0, t0, -1), riscv.Lbu(t1, a1, 0), riscv.Sb(t1, t0, 0), riscv.Addi(a2, a2, -1))
+	b(riscv.Bne, a2, zero, ".mmov")
+	lab(".mmov.done")
+	w(ret)
+	lab("memset")
+	w(riscv.Mv(t0, a0))
+	b(riscv.Beq, a2, zero, ".mset.done")
+	lab(".mset")
+	w(riscv.Sb(a1, t0, 0), riscv.Addi(t0, t0, 1), riscv.Addi(a2, a2, -1))
+	b(riscv.Bne, a2, zero, ".mset")
+	lab(".mset.done")
+	w(ret)
 	return c
 }
 
 // libgcc emits the riscv64 helper library at the current pc (4-byte
-// aligned): every helper name becomes a symbol of the image.
-func (a rvText) libgcc() {
+// aligned): every helper name becomes a symbol of the image, but the names
+// defined reports (the object's own functions).
+func (a rvText) libgcc(defined func(string) bool) {
 	a.align4()
-	emitHelpers(a.asm, rvHelperCode(), func(it rvItem) string { return it.label }, func(it rvItem, pc uint64, labels map[string]uint64) []byte {
+	emitHelpers(a.asm, rvHelperCode(), defined, func(it rvItem) string { return it.label }, func(it rvItem, pc uint64, labels map[string]uint64) []byte {
 		switch {
 		case it.br != "" && it.cond == nil:
 			return a.ok(riscv.Jal(riscv.Zero, pc, labels[it.br])).Bytes()

@@ -2,7 +2,7 @@ package kernel
 
 import (
 	"encoding/hex"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -219,21 +219,10 @@ var x86HelperNames = func() []string {
 
 // IsX86Helper reports whether name is one of the x86-64 run-time helpers
 // that LinkObject links as real code rather than as a stub.
-func IsX86Helper(name string) bool {
-	for _, n := range x86HelperNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func IsX86Helper(name string) bool { return slices.Contains(x86HelperNames, name) }
 
 // X86Helpers lists the x86-64 helper names, sorted.
-func X86Helpers() []string {
-	out := append([]string(nil), x86HelperNames...)
-	sort.Strings(out)
-	return out
-}
+func X86Helpers() []string { return slices.Sorted(slices.Values(x86HelperNames)) }
 
 // libgcc emits the x86-64 helper library at the current pc: every helper
 // name becomes a symbol of the image, except those defines reports the

@@ -82,13 +82,14 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	the object's executable sections, in section order
 //	the trampolines and hook stubs of Build
 //	when the object calls one, the run-time helpers (libgcc.go,
-//	libgccrv.go, libgcca64.go, libgccx86.go): on ARM __aeabi_uidiv and the other
-//	division, shift and multiply helpers as real A32 code; on riscv64
-//	__clzdi2, __ctzdi2, __popcountdi2 and the other bit and 128-bit shift
-//	helpers as RV64 code; on arm64 __popcountdi2, __paritydi2 and the
-//	128-bit shifts as A64 code; on x86-64 __popcountdi2, __paritydi2,
-//	memset, memcpy, memmove and the string functions (strlen, strcmp,
-//	memcmp, ...) as x86-64 code
+//	libgccrv.go, libgcca64.go, libgccx86.go): on ARM __aeabi_uidiv and the
+//	other division, shift, multiply and bit helpers as real A32 code; on
+//	riscv64 __clzdi2, __ctzdi2, __popcountdi2 and the other bit and
+//	128-bit shift helpers as RV64 code; on arm64 __popcountdi2,
+//	__paritydi2 and the 128-bit shifts as A64 code; on x86-64
+//	__popcountdi2, __paritydi2 and the string functions (strlen, strcmp,
+//	memcmp, ...) as x86-64 code; and on every arch memset, memcpy and
+//	memmove (a name the object defines keeps the object's function)
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
@@ -165,7 +166,7 @@ type linker struct {
 	got     map[int]uint64 // GOT slot of each symbol (x86-64)
 	gotSeg  int            // index of the GOT in Image.Data, or -1
 	stubs   map[string]bool
-	helpers map[string]bool // run-time helpers the object calls (ARM, riscv64, arm64)
+	helpers map[string]bool // run-time helpers the object calls
 	ret     uint64
 	// prologue is the layout of an arm64 or riscv64 object's sites
 	// (objectarm64.go, objectriscv.go); hi20 indexes its %pcrel_hi
@@ -242,20 +243,13 @@ func (l *linker) link() (*Object, error) {
 		l.a.end()
 		switch l.arch {
 		case ARM:
-			armText{l.a}.libgcc()
+			armText{l.a}.libgcc(l.defines)
 		case RISCV64:
-			rvText{l.a}.libgcc()
+			rvText{l.a}.libgcc(l.defines)
 		case ARM64:
-			arm64Text{l.a}.libgcc()
+			arm64Text{l.a}.libgcc(l.defines)
 		case X86:
-			x86Text{l.a}.libgcc(func(name string) bool {
-				for _, s := range l.f.Symbols {
-					if s.Name == name && s.Section != elf.SHN_UNDEF {
-						return true
-					}
-				}
-				return false
-			})
+			x86Text{l.a}.libgcc(l.defines)
 		}
 	}
 	var stubs []string
@@ -281,6 +275,16 @@ func (l *linker) link() (*Object, error) {
 	img.Stubs = stubs
 	sort.SliceStable(img.Sites, func(i, j int) bool { return img.Sites[i].Addr < img.Sites[j].Addr })
 	return &Object{Image: img, Return: l.ret, Stubs: stubs, Helpers: helpers}, nil
+}
+
+// defines reports whether the object defines a symbol named name.
+func (l *linker) defines(name string) bool {
+	for _, s := range l.f.Symbols {
+		if s.Name == name && s.Section != elf.SHN_UNDEF {
+			return true
+		}
+	}
+	return false
 }
 
 // worker emits the workload loop.

@@ -333,9 +333,17 @@ func OmittedText(run *explore.Run) string {
 		"%d other events of steps %d to %d are omitted", sched.TraceHead, sched.TraceTail, run.Omitted, run.OmittedFrom, run.OmittedTo)
 }
 
-// writeReturns lists each traced call's return value beside the
-// uninstrumented reference run's (Result.Returns: workloads of an object).
+// writeReturns names the callees linked to stubs (Result.Stubs), then
+// lists each traced call's return value beside the uninstrumented
+// reference run's (Result.Returns: workloads of an object).
 func writeReturns(p *printer, sc *explore.Scenario, res *explore.Result) {
+	for i, s := range res.Stubs {
+		lead := "          "
+		if i == 0 {
+			lead = "\nstubs:    "
+		}
+		p.f("%s`%s` is a stub returning 0 (an undefined callee: the values computed from it are not the real function's)\n", lead, s)
+	}
 	if len(res.Returns) == 0 {
 		return
 	}

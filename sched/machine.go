@@ -91,6 +91,10 @@ type Config struct {
 	// results instead (Results): the reference run; Record implies it.
 	Reference     *detect.Results
 	RecordResults bool
+	// NoQuiet turns off the reductions that rest on the reference run
+	// (quiet.go): loads from data pages it never wrote, and the
+	// patcher's stores to text no worker reached there, are then visible.
+	NoQuiet bool
 }
 
 func (c *Config) defaults() {
@@ -183,7 +187,7 @@ type Machine struct {
 	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 
 	cpus  [MaxCPUs]CPU
-	tasks [MaxTasks]Task
+	tasks []Task // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
 	runq  [MaxTasks]int8
 	nrunq int8
 
@@ -223,8 +227,12 @@ type Machine struct {
 	syncStep [MaxCPUs]int    // for explanations: when and why each CPU last synchronized
 	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
 	fetchBuf fetchVariant
-	done     bool
-	tr       tracerState // the tracer kernel's state (tracer.go)
+	// Bytes handed to the core's decode and cmodxOK (interface calls: a
+	// local array passed there would be allocated on every call).
+	decodeBuf [maxFetch]byte
+	cmodxBuf  [2][8]byte
+	done      bool
+	tr        tracerState // the tracer kernel's state (tracer.go)
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
 	ref *detect.Results
@@ -256,18 +264,26 @@ type static struct {
 	class     []uint8 // per text byte: classLocal/classVisible once known
 	fetch     *fetchStatic
 	traced    []bool // per text byte: the entry of a traced function (results.go; nil when unused)
+	// obs, per text byte: in the fetch window of an instruction a worker
+	// executed in the reference run, or loaded there; nil when the
+	// reduction of quiet.go is off.
+	obs []bool
+	// roData, per byte of data: on a read-only page (symmetry.go); nil
+	// when none is.
+	roData []bool
 }
 
 type dataSeg struct {
 	addr, size, off uint64
 	ro              []bool // per page: read-only (memory.go); nil when none is
+	quiet           []bool // per page: quiet (quiet.go); nil when none is
 }
 
 // dataOff returns the offset into m.data of n bytes at addr, if they lie in
 // one data segment.
 func (m *Machine) dataOff(addr uint64, n int) (uint64, bool) {
 	for _, d := range m.st.dataAt {
-		if addr >= d.addr && addr+uint64(n) <= d.addr+d.size {
+		if inRange(addr, n, d.addr, d.addr+d.size) {
 			return d.off + addr - d.addr, true
 		}
 	}
@@ -344,6 +360,19 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if st.dataAt, m.data, err = mapData(img.Data); err != nil {
 		return nil, err
 	}
+	for _, d := range st.dataAt {
+		for p, ro := range d.ro {
+			if !ro {
+				continue
+			}
+			if st.roData == nil {
+				st.roData = make([]bool, len(m.data))
+			}
+			for i := d.off + uint64(p)*PageSize; i < d.off+uint64(p+1)*PageSize; i++ {
+				st.roData[i] = true
+			}
+		}
+	}
 	m.dataStack = m.stackWindows(0, len(m.data))
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))
@@ -363,6 +392,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	for c := range m.cpus {
 		m.cpus[c].Cur = -1
 	}
+	m.tasks = make([]Task, cfg.Tasks+1)
 	for t := 0; t <= cfg.Tasks; t++ {
 		task := &m.tasks[t]
 		task.State = Runnable
@@ -370,9 +400,6 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		task.Pass.Site = -1
 		k.reset(int8(t), img.Entry, m.stackTop(t))
 		m.enqueue(int8(t))
-	}
-	for i := int(cfg.Tasks) + 1; i < MaxTasks; i++ {
-		m.tasks[i].State = Exited
 	}
 	// Boot: ftrace_init() puts every site into its disabled form before
 	// anything runs.
@@ -411,9 +438,10 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if err := m.initTracer(); err != nil {
 		return nil, err
 	}
+	m.initQuiet()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
-	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && cfg.Reference.Symmetric()
+	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
 	return m, nil
 }
 
@@ -519,8 +547,9 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced
-	hz, wt, k := m.hazards, m.wtrans, m.core
+	hz, wt, k, tasks := m.hazards, m.wtrans, m.core, m.tasks
 	*m = *src
+	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
 	m.wtrans = append(wt[:0], src.wtrans...)
 	m.text = append(text[:0], src.text...)
@@ -691,7 +720,7 @@ func (m *Machine) cpuRecord(c int) uint64 {
 // stack and (strict) pass record, addresses rebased by rb.
 func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	tk := &m.tasks[t]
-	m.core.hashTask(h, t, rb)
+	*h, *rb = m.core.hashTask(*h, t, *rb)
 	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
 	if tk.link.on {
 		h.u64(rb.v(tk.link.val) ^ rb.v(tk.link.from)<<1 ^ uint64(tk.link.src)<<56)

@@ -50,6 +50,11 @@ func TestLoadInsideLastPage(t *testing.T) {
 	require.EqualError(t, err, "load of 4 bytes at 0x200ffe outside the task's stack [0x100000,0x100100), text and data: page 0x201000 is not mapped: memory fault")
 	_, err = m.Load(0x1ffffc, 4, 0)
 	require.EqualError(t, err, "load of 4 bytes at 0x1ffffc outside the task's stack [0x100000,0x100100), text and data: page 0x1ff000 is not mapped: memory fault")
+	for _, a := range []uint64{^uint64(0) - 2, ^uint64(0) - 0xfffff} { // a+size wraps: a fault, not a panic
+		_, err = m.Load(a, 8, 0)
+		require.ErrorIs(t, err, isa.ErrMemory)
+		require.ErrorIs(t, m.Store(a, 8, 7, 1), isa.ErrMemory)
+	}
 	require.NoError(t, m.Store(0x200ff0, 4, 7, 1))
 	err = m.Store(0x201000, 4, 7, 1)
 	require.EqualError(t, err, "store of 4 bytes at 0x201000 outside the task's stack [0x100000,0x100100) and data: page 0x201000 is not mapped: memory fault")

@@ -15,16 +15,56 @@ import (
 // passes, the torn-fetch check, execution, and the detectors of calls,
 // returns and control registers loaded from the stack.
 
-// Load implements isa.Bus for the task executing now.
+// Load implements isa.Bus for the task executing now. A whole word (or
+// doubleword) of its own stack, the loads of compiled code, is read here;
+// every other load goes through loadMem.
 func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
 	m.loads++
 	link := size == m.shape.linkSize && (reg == m.shape.linkRegs[0] || reg == m.shape.linkRegs[1])
+	if off := addr - m.stackLo(int(m.cur)); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && addr&3 == 0 && (size == 4 || size == 8) {
+		a := addr - StackBase
+		if link {
+			m.loadedLink = m.slots[a/4]
+			m.loadedFrom = addr
+			m.loadedInto = reg
+		}
+		if size == 4 {
+			return uint64(binary.LittleEndian.Uint32(m.stack[a : a+4])), nil
+		}
+		return binary.LittleEndian.Uint64(m.stack[a : a+8]), nil
+	}
 	return m.loadMem(addr, size, reg, link)
 }
 
-// Store implements isa.Bus for the task executing now.
+// Store implements isa.Bus for the task executing now; a store to its own
+// stack, outside the tracer kernel, is written here (a whole word or
+// doubleword that leaves the stack as it was, the commonest store of
+// compiled code, without a call).
 func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
 	m.stores++
+	t := int(m.cur)
+	if off := addr - m.stackLo(t); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && !m.tr.on {
+		if m.tasks[t].link.on {
+			reg = m.stackSource(reg)
+		}
+		if a := addr - StackBase; a&3 == 0 && !m.cfg.Record {
+			switch w := int(a / 4); size {
+			case 4:
+				if binary.LittleEndian.Uint32(m.stack[a:a+4]) != uint32(v) || m.slots[w] != reg {
+					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
+				}
+				return nil
+			case 8:
+				if binary.LittleEndian.Uint64(m.stack[a:a+8]) != v || m.slots[w] != reg || m.slots[w+1] != reg {
+					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
+					m.storeWord(t, w+1, m.stackLo(t), uint32(v>>32), reg)
+				}
+				return nil
+			}
+		}
+		m.storeStackOf(t, addr, size, v, reg)
+		return nil
+	}
 	return m.storeMem(addr, size, v, reg)
 }
 
@@ -36,17 +76,23 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 	lo, hi := m.stackRange(m.cur)
 	var mem []byte
 	switch {
-	case a >= lo && a+uint64(size) <= hi:
+	case inRange(a, size, lo, hi):
 		mem = m.stack[a-StackBase:]
 		if link {
 			m.loadedLink = m.slots[(a-StackBase)/4]
 			m.loadedFrom = a
 			m.loadedInto = reg
 		}
-	case a >= m.img.Base && a+uint64(size) <= m.img.Base+uint64(len(m.text)):
+	case inRange(a, size, m.img.Base, m.img.Base+uint64(len(m.text))):
 		mem = m.text[a-m.img.Base:]
 		if m.res != nil {
 			m.resultLoad(m.cur, a, size, true) // results.go
+			for i := uint64(0); i < uint64(size); i++ {
+				m.res.text[a+i] = true
+			}
+		}
+		if m.st.obs != nil && !m.observed(a-m.img.Base, size) {
+			m.unobserved(fmt.Sprintf("a load of %d bytes at %#x <%s>", size, a, m.img.Name(a))) // quiet.go
 		}
 	default:
 		off, ok := m.dataOff(a, size)
@@ -71,13 +117,20 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 	return v, nil
 }
 
+// inRange reports whether the size bytes at a lie in [lo, hi), without
+// the wrap of a+size near the top of the address space (an x86 bt with a
+// register offset can address anywhere).
+func inRange(a uint64, size int, lo, hi uint64) bool {
+	return a >= lo && a < hi && uint64(size) <= hi-a
+}
+
 // storeMem writes size bytes of v at a for the task executing now: to its own
 // stack (remembering the register each word came from) or a data segment.
 // Text is not writable by code.
 func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
-	if a >= lo && a+uint64(size) <= hi {
-		m.storeStack(a, size, v, m.stackSource(reg))
+	if inRange(a, size, lo, hi) {
+		m.storeStackOf(int(m.cur), a, size, v, m.stackSource(reg))
 		if m.tr.on {
 			m.tiStored(a, lo, m.core.pc(m.cur))
 		}
@@ -92,8 +145,12 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
 		m.dataStack += m.stackWindows(off, size) - before
+		h := len(m.hazards)
 		if m.ref != nil || m.res != nil {
 			m.resultStore(m.cur, m.core.pc(m.cur), a, size, v) // results.go
+		}
+		if len(m.hazards) == h && m.quietStore(a, size) {
+			m.unobserved(fmt.Sprintf("a store of %d bytes at %#x, on a quiet page", size, a)) // quiet.go
 		}
 		return nil
 	}
@@ -106,45 +163,61 @@ func (m *Machine) stackRange(t int8) (uint64, uint64) {
 }
 
 func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
+	m.storeStackOf(int((a-StackBase)/m.st.stackSize), a, size, v, reg) // a store lies in one task's stack
+}
+
+// storeStackOf is storeStack into the stack of task t, which holds the
+// size bytes at a.
+func (m *Machine) storeStackOf(t int, a uint64, size int, v uint64, reg uint8) {
 	off := a - StackBase
-	t := int(off / m.st.stackSize) // a store lies in one task's stack
 	lo := m.stackLo(t)
-	sum := &m.stackSum[t]
-	// Word by word: the old word's contribution to the hash goes out, the
-	// new one's comes in, and the word is written whole (never read back
-	// from bytes just stored).
-	for wb := off &^ 3; wb < off+uint64(size); wb += 4 {
-		p := m.stack[wb : wb+4 : wb+4]
-		w := int(wb / 4)
-		old := binary.LittleEndian.Uint32(p)
-		mask := uint64(1)<<(8*size) - 1 // size 8: 1<<64 is 0, the mask all ones
-		val := v
-		if off >= wb {
-			mask <<= 8 * (off - wb)
-			val <<= 8 * (off - wb)
-		} else {
-			mask >>= 8 * (wb - off)
-			val >>= 8 * (wb - off)
+	if off&3 == 0 && (size == 4 || size == 8) {
+		// Whole words, the stores of compiled code.
+		m.storeWord(t, int(off/4), lo, uint32(v), reg)
+		if size == 8 {
+			m.storeWord(t, int(off/4)+1, lo, uint32(v>>32), reg)
 		}
-		nw := old&^uint32(mask) | uint32(val&mask)
-		if nw == old && m.slots[w] == reg {
-			continue // the same word from the same source: the hash stays
-		}
-		o, fo := m.wordHash(w, t, lo)
-		binary.LittleEndian.PutUint32(p, nw)
-		m.slots[w] = reg
-		n, fn := m.wordHash(w, t, lo)
-		sum[0] += n[0] - o[0]
-		sum[1] += n[1] - o[1]
-		if fo {
-			m.foreign[t]--
-		}
-		if fn {
-			m.foreign[t]++
+	} else {
+		for wb := off &^ 3; wb < off+uint64(size); wb += 4 {
+			old := binary.LittleEndian.Uint32(m.stack[wb : wb+4])
+			mask := uint64(1)<<(8*size) - 1 // size 8: 1<<64 is 0, the mask all ones
+			val := v
+			if off >= wb {
+				mask <<= 8 * (off - wb)
+				val <<= 8 * (off - wb)
+			} else {
+				mask >>= 8 * (wb - off)
+				val >>= 8 * (wb - off)
+			}
+			m.storeWord(t, int(wb/4), lo, old&^uint32(mask)|uint32(val&mask), reg)
 		}
 	}
 	if m.cfg.Record {
 		m.recordStack(a, size, reg)
+	}
+}
+
+// storeWord writes nw, from reg, to stack word w of task t (whose stack
+// starts at lo): the old word's contribution to the hash goes out, the new
+// one's comes in, and the word is written whole (never read back from
+// bytes just stored).
+func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
+	p := m.stack[4*w : 4*w+4 : 4*w+4]
+	if binary.LittleEndian.Uint32(p) == nw && m.slots[w] == reg {
+		return // the same word from the same source: the hash stays
+	}
+	o, fo := m.wordHash(w, t, lo)
+	binary.LittleEndian.PutUint32(p, nw)
+	m.slots[w] = reg
+	n, fn := m.wordHash(w, t, lo)
+	sum := &m.stackSum[t]
+	sum[0] += n[0] - o[0]
+	sum[1] += n[1] - o[1]
+	if fo {
+		m.foreign[t]--
+	}
+	if fn {
+		m.foreign[t]++
 	}
 }
 
@@ -193,12 +266,19 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 	m.loadedInto = 0
 	// The fast path: an instruction whose bytes no store may write, with
 	// no hook and outside every site, was decoded once and can never change.
-	if !task.Pass.Open && !m.cfg.Record && k.stepPlain(m, c, t, off) {
+	if !task.Pass.Open && !m.cfg.Record && m.res == nil && k.stepPlain(m, c, t, off) {
 		return
 	}
 	if h := m.st.hook[off]; h != kernel.HookNone {
 		m.closePass(c, t)
 		m.hook(c, t, h)
+		return
+	}
+	if m.res != nil && int(t) < m.cfg.Tasks {
+		m.res.text[pc] = true // results.go
+	}
+	if m.st.obs != nil && !m.observed(off, m.shape.maxLen) {
+		m.unobserved(fmt.Sprintf("an instruction fetch at %#x <%s>", pc, m.img.Name(pc))) // quiet.go
 		return
 	}
 	f := m.fetch(c, t, pc, off, fetch)
@@ -416,20 +496,21 @@ func (m *Machine) localAccess(t int8, pc uint64) bool {
 	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {
 		return true
 	}
-	return !store && m.readOnly(a, n)
+	return !store && (m.readOnly(a, n) || m.quietLoad(a, n)) // memory.go, quiet.go
 }
 
 // localFetch reports whether worker t's next instruction, at text offset
 // off where a store of the program may write (a classFetch word), is
 // thread-local in the current state: the patcher has made every write of
-// its program (a fixed sequence: no store to text can come), the CPU's
-// view of the bytes is the latest (it fetches exactly the current bytes,
-// as every other order of the remaining actions would have it fetch:
-// nothing can change them or its view any more), and the instruction those
-// bytes hold is itself local (as local classifies a word no store writes).
+// its program to the instruction's bytes (a fixed sequence: no store to
+// them can come), the CPU's view of the bytes is the latest (it fetches
+// exactly the current bytes, as every other order of the remaining
+// actions would have it fetch: nothing can change them or its view any
+// more), and the instruction those bytes hold is itself local (as local
+// classifies a word no store writes).
 func (m *Machine) localFetch(t int8, off uint64) bool {
 	fs := m.st.fetch
-	if fs == nil || int(m.nwrites) != len(fs.wOff) {
+	if fs == nil {
 		return false
 	}
 	c := m.tasks[t].CPU
@@ -437,13 +518,28 @@ func (m *Machine) localFetch(t int8, off uint64) bool {
 		return false
 	}
 	pc := off + m.img.Base
-	if _, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))]); err != nil || m.core.syncs() {
+	n, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
+	if err != nil || m.core.syncs() || !m.finalBytes(off, n) {
 		return false
 	}
 	if m.core.localInst(len(m.st.dataAt) > 0) {
 		return true
 	}
 	return m.localAccess(t, pc)
+}
+
+// finalBytes reports whether every byte of [off, off+n) that a store may
+// write holds the last write of the program to it.
+func (m *Machine) finalBytes(off uint64, n int) bool {
+	fs := m.st.fetch
+	for o := off; o < off+uint64(n) && o < uint64(len(m.text)); o++ {
+		if d := fs.dirtyOf[o]; d >= 0 {
+			if h := fs.hist[d]; m.prov[o] != h[len(h)-1].id {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mutable reports whether a store may write any of the n text bytes at off.

@@ -65,6 +65,7 @@ type resultDoc struct {
 	// shard's (the default run, the same in every shard).
 	Returns     json.RawMessage `json:"returns,omitempty"`
 	ReturnsNote string          `json:"returns_note,omitempty"`
+	Stubs       []string        `json:"stubs,omitempty"`
 	// The replay command of the counterexample (report.Document).
 	ReplayCommand string `json:"replay_command,omitempty"`
 	ReplayNote    string `json:"replay_note,omitempty"`
@@ -455,7 +456,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 	first := docs[0]
 	n := first.shard.Count
 	seen := map[int]*shardDoc{}
-	m := &mergedDoc{resultDoc: resultDoc{Config: first.Config, Mode: "merge", Space: first.Space, Returns: first.Returns, ReturnsNote: first.ReturnsNote}}
+	m := &mergedDoc{resultDoc: resultDoc{Config: first.Config, Mode: "merge", Space: first.Space, Returns: first.Returns, ReturnsNote: first.ReturnsNote, Stubs: first.Stubs}}
 	ends := map[string]bool{}
 	m.Space.Shard = ""
 	m.Space.Coverage = ""

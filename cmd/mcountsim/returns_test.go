@@ -94,3 +94,27 @@ func TestCheckObjectWrongResult(t *testing.T) {
 	r := doc.Returns[1]
 	assert.Equal(t, []any{0, 2, uint64(0), uint64(42)}, []any{r.Task, r.Call, *r.Value, *r.Reference})
 }
+
+// Issue 21, "say so in the result": a callee of the object that has no
+// implementation (args8.c's ext_fn) is named as a stub returning 0, in
+// text and JSON; one that has (the riscv64 libgcc helpers of bits.c) is
+// not.
+func TestCheckObjectStubs(t *testing.T) {
+	args := []string{"check", "--object", filepath.Join(objFixtures, "rv-pfe8-rvc-args8.o"), "--function", "leaf", "--args", "3,4",
+		"--strategy", "rv-pfe8", "--cpus", "1", "--tasks", "1", "--preempt", "none"}
+	code, out, stderr := mcountsim(args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "\nstubs:    `ext_fn` is a stub returning 0 (an undefined callee: the values computed from it are not the real function's)\n")
+	code, out, stderr = mcountsim(append(args, "--json")...)
+	require.Equal(t, 0, code, stderr)
+	var doc struct {
+		Stubs []string `json:"stubs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	assert.Equal(t, []string{"ext_fn"}, doc.Stubs)
+
+	code, out, stderr = mcountsim("check", "--object", filepath.Join(objFixtures, "rv-atomic-bits.o"), "--function", "b_popcount", "--args", "12345",
+		"--strategy", "rv-atomic", "--cpus", "1", "--tasks", "1", "--preempt", "none")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, out, "stub")
+}

@@ -18,32 +18,40 @@ var errFetch = wrapMemory("fetch outside the text segment or misaligned")
 var decodeMu sync.Mutex
 
 // Inst is one decoded A32 instruction, with its operands resolved for the
-// executor. Arch keeps armasm's own view (for disassembly); the other fields
-// are derived from it once, at decode time.
+// executor. Arch keeps armasm's own view (for disassembly); Resolved, the
+// executor's part, is derived from it once, at decode time.
 type Inst struct {
+	Resolved
 	Arch armasm.Inst
-	Word uint32
-	Fam  armasm.Op // the instruction family: Arch.Op with the condition set to AL
-	Cond Cond      // AL for unconditional instructions
-	S    bool      // sets the flags
+}
+
+// Resolved is what Exec needs of an instruction, without armasm's view:
+// its word and the operands resolved from it, the fields the fast paths
+// read first. A table of them (package sched's plain decodings) is a
+// third of the size of one of Insts.
+type Resolved struct {
+	// Resolved once by compile so that Exec switches on a dense code.
+	x    xop
+	fast uint8 // the form Exec runs on its fast path (fast.go), or fastNone
+	Cond Cond  // AL for unconditional instructions
+	S    bool  // sets the flags
 
 	Rd, Rn, Rm, Ra uint8 // register operands, as the family uses them
 	Op2            operand
 	Mem            armasm.Mem
-	List           uint16
-	Target         int32 // PC-relative branch displacement from pc+8
+	Word           uint32
 	Imm            uint32
+	Target         int32 // PC-relative branch displacement from pc+8
+	mStart         int32 // LDM/STM/PUSH/POP: first address − base
+	mFinal         int32 // written-back base − base
+	List           uint16
+	Fam            armasm.Op // the instruction family: Arch.Op with the condition set to AL
+	mBase          uint8     // LDM/STM/PUSH/POP: base register
+	mLoad          bool      // LDM/POP
+	mWback         bool
+	linkLoad       bool // a load that may write lr or pc (Run stops after it)
 
 	err error // isa.ErrUnsupported when the executor cannot run it
-
-	// Resolved once by compile so that Exec switches on a dense code.
-	x      xop
-	fast   uint8 // the form Exec runs on its fast path (fast.go), or fastNone
-	mBase  uint8 // LDM/STM/PUSH/POP: base register
-	mLoad  bool  // LDM/POP
-	mWback bool
-	mStart int32 // first address − base
-	mFinal int32 // written-back base − base
 }
 
 // xop is the executor's dense operation code, one per Fam it runs.
@@ -108,6 +116,20 @@ const (
 	xBFC
 	xREV
 	xRBIT
+	// The ARMv5TE signed halfword multiplies (A8.8.176 SMLA<x><y>, A8.8.178
+	// SMLAL<x><y>, A8.8.180 SMLAW<y>, A8.8.189 SMUL<x><y>, A8.8.191
+	// SMULW<y>): Imm bit 1 selects Rn's top half, bit 0 Rm's.
+	xSMULxy
+	xSMLAxy
+	xSMULWy
+	xSMLAWy
+	xSMLALxy
+	xREV16 // A8.8.145, ARMv6
+	xREVSH // A8.8.146, ARMv6
+	xSSAT  // A8.8.193, ARMv6: saturate Op2 (Rm, LSL or ASR #n) to Imm signed bits
+	xUSAT  // A8.8.258, ARMv6: to Imm unsigned bits
+	xPKHBT // A8.8.125, ARMv6: Rn's bottom half, Op2's top half
+	xPKHTB // Rn's top half, Op2's bottom half
 )
 
 var xops = map[armasm.Op]xop{
@@ -125,17 +147,34 @@ var xops = map[armasm.Op]xop{
 	armasm.PUSH: xMultiple, armasm.POP: xMultiple,
 	armasm.UBFX: xUBFX, armasm.SBFX: xSBFX, armasm.BFI: xBFI, armasm.BFC: xBFC,
 	armasm.REV: xREV, armasm.RBIT: xRBIT,
+	armasm.SMULBB: xSMULxy, armasm.SMULBT: xSMULxy, armasm.SMULTB: xSMULxy, armasm.SMULTT: xSMULxy,
+	armasm.SMLABB: xSMLAxy, armasm.SMLABT: xSMLAxy, armasm.SMLATB: xSMLAxy, armasm.SMLATT: xSMLAxy,
+	armasm.SMULWB: xSMULWy, armasm.SMULWT: xSMULWy, armasm.SMLAWB: xSMLAWy, armasm.SMLAWT: xSMLAWy,
+	armasm.SMLALBB: xSMLALxy, armasm.SMLALBT: xSMLALxy, armasm.SMLALTB: xSMLALxy, armasm.SMLALTT: xSMLALxy,
+	armasm.REV16: xREV16, armasm.REVSH: xREVSH, armasm.SSAT: xSSAT, armasm.USAT: xUSAT,
+	armasm.PKHBT: xPKHBT, armasm.PKHTB: xPKHTB,
 	armasm.LDM: xMultiple, armasm.LDMDA: xMultiple, armasm.LDMDB: xMultiple, armasm.LDMIB: xMultiple,
 	armasm.STM: xMultiple, armasm.STMDA: xMultiple, armasm.STMDB: xMultiple, armasm.STMIB: xMultiple,
 }
 
 // resolve fills the executor's fields of a supported inst.
-func resolve(inst *Inst) {
+func resolve(inst *Resolved) {
 	inst.x = xops[inst.Fam]
-	inst.fast = fastForm(inst)
-	if inst.x != xMultiple {
-		return
+	if inst.x == xMultiple {
+		resolveMultiple(inst)
 	}
+	inst.fast = fastForm(inst)
+	const link = 1<<LR | 1<<PC
+	switch inst.x {
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
+		inst.linkLoad = 1<<inst.Rd&link != 0 || inst.x == xLDRD && 1<<inst.Ra&link != 0
+	case xMultiple:
+		inst.linkLoad = inst.mLoad && inst.List&link != 0
+	}
+}
+
+// resolveMultiple fills the fields of LDM*, STM*, PUSH and POP.
+func resolveMultiple(inst *Resolved) {
 	n := int32(bits.OnesCount16(inst.List)) * 4
 	inst.mWback = true
 	switch inst.Fam {
@@ -165,13 +204,13 @@ func resolve(inst *Inst) {
 
 // operand is the flexible second operand of data-processing instructions.
 type operand struct {
+	imm      uint32
 	kind     uint8 // opImm, opReg, opRegShift, opRegShiftReg
 	reg      uint8
 	shift    armasm.Shift
 	count    uint8 // immediate shift amount
 	sreg     uint8 // register holding the shift amount
-	imm      uint32
-	immCarry int8 // -1: carry unchanged, 0/1: shifter carry-out of a rotated immediate
+	immCarry int8  // -1: carry unchanged, 0/1: shifter carry-out of a rotated immediate
 }
 
 const (
@@ -197,7 +236,7 @@ func Decode(pc uint32, w uint32) (Inst, error) {
 	decodeMu.Unlock()
 	if err != nil {
 		// The Inst is still safe to Exec: it fails with isa.ErrUndecodable.
-		return Inst{Word: w, Cond: AL, err: isa.ErrUndecodable}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: isa.ErrUndecodable}
+		return Inst{Resolved: Resolved{Word: w, Cond: AL, err: isa.ErrUndecodable}}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: isa.ErrUndecodable}
 	}
 	return compile(ai, w), nil
 }
@@ -257,7 +296,7 @@ func NewCache(base uint32, size int) *Cache {
 func (c *Cache) Lookup(pc uint32, w uint32) (*Inst, error) {
 	e := c.c.Entry(uint64(pc))
 	if e == nil {
-		return &Inst{Word: w, Cond: AL, err: errFetch}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: errFetch}
+		return &Inst{Resolved: Resolved{Word: w, Cond: AL, err: errFetch}}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: errFetch}
 	}
 	if e.Valid && e.Inst.Word == w {
 		return &e.Inst, e.Err
@@ -304,7 +343,8 @@ func unsupported(inst *Inst) {
 
 // compile resolves armasm's operands into the fields Exec uses.
 func compile(ai armasm.Inst, w uint32) Inst {
-	inst := Inst{Arch: ai, Word: w}
+	inst := Inst{Arch: ai}
+	inst.Word = w
 	cond := ai.Op & 15
 	inst.Fam = ai.Op&^15 | 14
 	switch {
@@ -440,11 +480,64 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		imm, ok2 := args[1].(armasm.Imm)
 		inst.Imm = uint32(imm)
 		ok = ok1 && ok2
-	case armasm.CLZ, armasm.REV, armasm.RBIT:
+	case armasm.CLZ, armasm.REV, armasm.RBIT, armasm.REV16, armasm.REVSH:
 		var ok1, ok2 bool
 		inst.Rd, ok1 = reg(0)
 		inst.Rm, ok2 = reg(1)
 		ok = ok1 && ok2
+	case armasm.SMULBB, armasm.SMULBT, armasm.SMULTB, armasm.SMULTT, armasm.SMULWB, armasm.SMULWT,
+		armasm.SMLABB, armasm.SMLABT, armasm.SMLATB, armasm.SMLATT, armasm.SMLAWB, armasm.SMLAWT,
+		armasm.SMLALBB, armasm.SMLALBT, armasm.SMLALTB, armasm.SMLALTT:
+		// smulxy Rd, Rn, Rm; smlaxy Rd, Rn, Rm, Ra; smlalxy RdLo, RdHi, Rn, Rm.
+		// armasm's ops of a family come 16 apart (one per condition), BB, BT,
+		// TB, TT (B, T for the W forms).
+		first := map[armasm.Op]armasm.Op{armasm.SMULBB: armasm.SMULBB, armasm.SMULBT: armasm.SMULBB, armasm.SMULTB: armasm.SMULBB,
+			armasm.SMULTT: armasm.SMULBB, armasm.SMLABB: armasm.SMLABB, armasm.SMLABT: armasm.SMLABB, armasm.SMLATB: armasm.SMLABB,
+			armasm.SMLATT: armasm.SMLABB, armasm.SMLALBB: armasm.SMLALBB, armasm.SMLALBT: armasm.SMLALBB, armasm.SMLALTB: armasm.SMLALBB,
+			armasm.SMLALTT: armasm.SMLALBB, armasm.SMULWB: armasm.SMULWB, armasm.SMULWT: armasm.SMULWB, armasm.SMLAWB: armasm.SMLAWB,
+			armasm.SMLAWT: armasm.SMLAWB}[inst.Fam]
+		inst.Imm = uint32(inst.Fam-first) / 16
+		var ok1, ok2, ok3, ok4 bool
+		inst.Rd, ok1 = reg(0)
+		if first == armasm.SMLALBB {
+			inst.Ra, ok2 = reg(1) // RdHi
+			inst.Rn, ok3 = reg(2)
+			inst.Rm, ok4 = reg(3)
+			ok = ok1 && ok2 && ok3 && ok4 && inst.Rd != inst.Ra && inst.Ra != PC
+		} else {
+			inst.Rn, ok2 = reg(1)
+			inst.Rm, ok3 = reg(2)
+			ok, ok4 = ok1 && ok2 && ok3, true
+			if first == armasm.SMLABB || first == armasm.SMLAWB {
+				inst.Ra, ok4 = reg(3)
+				ok = ok && ok4 && inst.Ra != PC
+			}
+		}
+		ok = ok && inst.Rd != PC && inst.Rn != PC && inst.Rm != PC
+	case armasm.SSAT, armasm.USAT, armasm.PKHBT, armasm.PKHTB:
+		// ssat/usat Rd, #n, Rm{, LSL #s | ASR #s}; pkhbt Rd, Rn, Rm{, LSL #s};
+		// pkhtb Rd, Rn, Rm, ASR #s (ASR #32 when s is 0 in the word).
+		var ok1, ok2 bool
+		inst.Rd, ok1 = reg(0)
+		src := args[2]
+		if inst.Fam == armasm.SSAT || inst.Fam == armasm.USAT {
+			n, isImm := args[1].(armasm.Imm)
+			inst.Imm, ok2 = uint32(n), isImm
+		} else {
+			inst.Rn, ok2 = reg(1)
+		}
+		ok = ok1 && ok2
+		switch a := src.(type) {
+		case armasm.Reg:
+			inst.Op2 = operand{kind: opRegShift, reg: uint8(a), shift: armasm.ShiftLeft}
+			ok = ok && a <= armasm.R15
+		case armasm.RegShift:
+			inst.Op2 = operand{kind: opRegShift, reg: uint8(a.Reg), shift: a.Shift, count: uint8(a.Count)}
+			ok = ok && (a.Shift == armasm.ShiftLeft || a.Shift == armasm.ShiftRightSigned) && a.Count <= 32
+		default:
+			ok = false
+		}
+		ok = ok && inst.Rd != PC && inst.Rn != PC && inst.Op2.reg != PC
 	case armasm.UBFX, armasm.SBFX, armasm.BFI:
 		// ubfx/sbfx Rd, Rn, #lsb, #width; bfi Rd, Rn, #lsb, #width (A8.8.246, A8.8.164, A8.8.21)
 		var ok1, ok2 bool
@@ -541,7 +634,7 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	if !ok {
 		unsupported(&inst)
 	} else {
-		resolve(&inst)
+		resolve(&inst.Resolved)
 	}
 	return inst
 }

@@ -165,6 +165,16 @@ func StrImm(rt, rn int, off int32) Word { return memImm(0x05000000, rt, rn, off)
 // StrPre is STR Rt, [Rn, #off]! (pre-indexed with writeback).
 func StrPre(rt, rn int, off int32) Word { return memImm(0x05200000, rt, rn, off) }
 
+// LdrbPost is LDRB Rt, [Rn], #off (A8.8.68, post-indexed): a zero-extended
+// byte load; LdrbPre the pre-indexed form with writeback, [Rn, #off]!.
+func LdrbPost(rt, rn int, off int32) Word { return memImm(0x04500000, rt, rn, off) }
+func LdrbPre(rt, rn int, off int32) Word  { return memImm(0x05700000, rt, rn, off) }
+
+// StrbPost is STRB Rt, [Rn], #off (A8.8.207, post-indexed); StrbPre the
+// pre-indexed form with writeback.
+func StrbPost(rt, rn int, off int32) Word { return memImm(0x04400000, rt, rn, off) }
+func StrbPre(rt, rn int, off int32) Word  { return memImm(0x05600000, rt, rn, off) }
+
 func memImm(base Word, rt, rn int, off int32) Word {
 	if off < -4095 || off > 4095 {
 		// Masking would silently encode a different offset.

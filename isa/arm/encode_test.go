@@ -83,6 +83,10 @@ func encCases() []encCase {
 		c("StrImm(R2,R3,-4095)", fixed(StrImm(R2, R3, -4095)), 0xe5032fff, armasm.STR, "str r2, [r3, #-4095]", armasm.R2, mem(armasm.R3, armasm.AddrOffset, -4095)),
 		c("StrPre(LR,SP,-8)", fixed(StrPre(LR, SP, -8)), 0xe52de008, armasm.STR, "str lr, [sp, #-8]!", armasm.LR, mem(armasm.SP, armasm.AddrPreIndex, -8)),
 		c("StrPre(R0,R1,4)", fixed(StrPre(R0, R1, 4)), 0xe5a10004, armasm.STR, "str r0, [r1, #4]!", armasm.R0, mem(armasm.R1, armasm.AddrPreIndex, 4)),
+		c("LdrbPost(R2,R1,1)", fixed(LdrbPost(R2, R1, 1)), 0xe4d12001, armasm.LDRB, "ldrb r2, [r1], #1", armasm.R2, mem(armasm.R1, armasm.AddrPostIndex, 1)),
+		c("StrbPost(R1,R3,1)", fixed(StrbPost(R1, R3, 1)), 0xe4c31001, armasm.STRB, "strb r1, [r3], #1", armasm.R1, mem(armasm.R3, armasm.AddrPostIndex, 1)),
+		c("LdrbPre(R2,R1,-1)", fixed(LdrbPre(R2, R1, -1)), 0xe5712001, armasm.LDRB, "ldrb r2, [r1, #-1]!", armasm.R2, mem(armasm.R1, armasm.AddrPreIndex, -1)),
+		c("StrbPre(R2,R3,-1)", fixed(StrbPre(R2, R3, -1)), 0xe5632001, armasm.STRB, "strb r2, [r3, #-1]!", armasm.R2, mem(armasm.R3, armasm.AddrPreIndex, -1)),
 		c("MovReg(R0,R0).If(NE)", fixed(MovReg(R0, R1).If(NE)), 0x11a00001, armasm.MOV, "movne r0, r1", armasm.R0, armasm.R1),
 		c("BX(LR).If(EQ)", fixed(BX(LR).If(EQ)), 0x012fff1e, armasm.BX, "bxeq lr", armasm.LR),
 	}

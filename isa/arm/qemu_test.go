@@ -470,6 +470,38 @@ func miscForms() []qform {
 		simple("rbit", func(g *qgen) uint32 { return 0xe6ff0f30 | g.reg()<<12 | g.reg() }),
 		bitfield("ubfx", 0xe7e00050), bitfield("sbfx", 0xe7a00050),
 		bitfield("bfi", 0xe7c00010), bitfield("bfc", 0xe7c0001f),
+		simple("rev16", func(g *qgen) uint32 { return 0xe6bf0fb0 | g.reg()<<12 | g.reg() }),
+		simple("revsh", func(g *qgen) uint32 { return 0xe6ff0fb0 | g.reg()<<12 | g.reg() }),
+		// The halfword multiplies: N (bit 5) picks Rn's top half, M (bit 6) Rm's.
+		simple("smulxy", func(g *qgen) uint32 {
+			return 0xe1600080 | g.reg()<<16 | g.reg()<<8 | uint32(g.rng.IntN(4))<<5 | g.reg()
+		}),
+		simple("smlaxy", func(g *qgen) uint32 {
+			return 0xe1000080 | g.reg()<<16 | g.reg()<<12 | g.reg()<<8 | uint32(g.rng.IntN(4))<<5 | g.reg()
+		}),
+		simple("smulwy", func(g *qgen) uint32 {
+			return 0xe12000a0 | g.reg()<<16 | g.reg()<<8 | uint32(g.rng.IntN(2))<<6 | g.reg()
+		}),
+		simple("smlawy", func(g *qgen) uint32 {
+			return 0xe1200080 | g.reg()<<16 | g.reg()<<12 | g.reg()<<8 | uint32(g.rng.IntN(2))<<6 | g.reg()
+		}),
+		simple("smlalxy", func(g *qgen) uint32 {
+			r := g.regs(2, lowRegs) // RdLo != RdHi
+			return 0xe1400080 | uint32(r[1])<<16 | uint32(r[0])<<12 | g.reg()<<8 | uint32(g.rng.IntN(4))<<5 | g.reg()
+		}),
+		// ssat: sat_imm is N-1; usat: N. A shift LSL #s or ASR #s (s 0: ASR #32).
+		simple("ssat", func(g *qgen) uint32 {
+			return 0xe6a00010 | uint32(g.rng.IntN(32))<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | uint32(g.rng.IntN(2))<<6 | g.reg()
+		}),
+		simple("usat", func(g *qgen) uint32 {
+			return 0xe6e00010 | uint32(g.rng.IntN(32))<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | uint32(g.rng.IntN(2))<<6 | g.reg()
+		}),
+		simple("pkhbt", func(g *qgen) uint32 {
+			return 0xe6800010 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | g.reg()
+		}),
+		simple("pkhtb", func(g *qgen) uint32 {
+			return 0xe6800050 | g.reg()<<16 | g.reg()<<12 | uint32(g.rng.IntN(32))<<7 | g.reg()
+		}),
 	}
 }
 

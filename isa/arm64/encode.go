@@ -210,6 +210,13 @@ func LdrPost(rt, rn int, off int) Word { return index9(0xf8400400, rt, rn, off) 
 func StrPre(rt, rn int, off int) Word  { return index9(0xf8000c00, rt, rn, off) }
 func StrPost(rt, rn int, off int) Word { return index9(0xf8000400, rt, rn, off) }
 
+// Pre- and post-indexed LDRB/STRB Wt (C6.2.170, C6.2.326), a zero-extended
+// byte load and a byte store, off in -256..255.
+func LdrbPre(rt, rn int, off int) Word  { return index9(0x38400c00, rt, rn, off) }
+func LdrbPost(rt, rn int, off int) Word { return index9(0x38400400, rt, rn, off) }
+func StrbPre(rt, rn int, off int) Word  { return index9(0x38000c00, rt, rn, off) }
+func StrbPost(rt, rn int, off int) Word { return index9(0x38000400, rt, rn, off) }
+
 // Ldur is LDUR Xt, [Xn, #off] (C6.2.195), off in -256..255.
 func Ldur(rt, rn int, off int) Word { return index9(0xf8400000, rt, rn, off) }
 
@@ -298,6 +305,13 @@ func OrrReg(rd, rn, rm int, sh uint8, amount uint) Word {
 func EorReg(rd, rn, rm int, sh uint8, amount uint) Word {
 	return shifted(0xca000000, rd, rn, rm, sh, amount)
 }
+
+// SubsReg is SUBS Xd, Xn, Xm{, shift #amount} (C6.2.363); CmpReg is its
+// alias CMP Xn, Xm (Xd = XZR).
+func SubsReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0xeb000000, rd, rn, rm, sh, amount)
+}
+func CmpReg(rn, rm int) Word { return SubsReg(XZR, rn, rm, ShiftLSL, 0) }
 
 // Neg is NEG Xd, Xm, the alias of SUB Xd, XZR, Xm (C6.2.205).
 func Neg(rd, rm int) Word { return SubReg(rd, XZR, rm, ShiftLSL, 0) }

@@ -112,6 +112,12 @@ func encCases() []encCase {
 		c("LsrImm(X0,X0,56)", LsrImm(X0, X0, 56), 0xd378fc00, "lsr x0, x0, #56"),
 		c("AsrImm(X1,X1,63)", AsrImm(X1, X1, 63), 0x937ffc21, "asr x1, x1, #63"),
 		c("Ubfx(X2,X2,0,7)", Ubfx(X2, X2, 0, 7), 0xd3401842, "ubfx x2, x2, #0, #7"),
+		c("LdrbPost(X3,X1,1)", LdrbPost(X3, X1, 1), 0x38401423, "ldrb w3, [x1], #1"),
+		c("LdrbPre(X3,X1,-1)", LdrbPre(X3, X1, -1), 0x385ffc23, "ldrb w3, [x1, #-1]!"),
+		c("StrbPost(X1,X3,1)", StrbPost(X1, X3, 1), 0x38001461, "strb w1, [x3], #1"),
+		c("StrbPre(X3,X4,-1)", StrbPre(X3, X4, -1), 0x381ffc83, "strb w3, [x4, #-1]!"),
+		c("CmpReg(X0,X1)", CmpReg(X0, X1), 0xeb01001f, "cmp x0, x1"),
+		c("SubsReg(X2,X3,X4,LSL,2)", SubsReg(X2, X3, X4, ShiftLSL, 2), 0xeb040862, "subs x2, x3, x4, lsl #2"),
 		c("CmpImm(X3,0xfff)", must(CmpImm(X3, 0xfff)), 0xf13ffc7f, "cmp x3, #0xfff"),
 	}
 }

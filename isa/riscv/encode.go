@@ -150,6 +150,12 @@ func Ld(rd, rs1 int, off int32) Word { return itype(0x03, 3, rd, rs1, off) }
 // Lw is LW rd, off(rs1) (§2.6): a 32-bit load, sign-extended.
 func Lw(rd, rs1 int, off int32) Word { return itype(0x03, 2, rd, rs1, off) }
 
+// Lbu is LBU rd, off(rs1) (§2.6): a byte load, zero-extended.
+func Lbu(rd, rs1 int, off int32) Word { return itype(0x03, 4, rd, rs1, off) }
+
+// Sb is SB rs2, off(rs1) (§2.6): a byte store.
+func Sb(rs2, rs1 int, off int32) Word { return stype(0, rs2, rs1, off) }
+
 // Sd is SD rs2, off(rs1) (§5.3, RV64I): a 64-bit store.
 func Sd(rs2, rs1 int, off int32) Word { return stype(3, rs2, rs1, off) }
 

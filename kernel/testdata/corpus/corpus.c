@@ -792,3 +792,341 @@ NOINLINE int c_clamp(int v, int lo, int hi, int scale)
 	int r = (int)x;
 	return r < lo ? lo : r > hi ? hi : r;
 }
+
+/* --- A32 instruction forms (issue 21): each function aims at forms gcc
+ * emits for ARMv5TE and ARMv7-A that the ones above may not reach --- */
+
+/* 32x32->64 products accumulated: mla for the LCG, umull/umlal. */
+NOINLINE int c_umlal(u32 seed, int n)
+{
+	u64 acc = seed;
+	u32 x = seed;
+	for (int i = 0; i < n; i++) {
+		x = x * 1664525u + 1013904223u;
+		acc += (u64)x * (x >> 7);
+	}
+	return fold64(acc);
+}
+
+/* Signed products accumulated in 64 bits: smull/smlal. */
+NOINLINE int c_smlal(int a, int b, int n)
+{
+	s64 acc = 0;
+	for (int i = 0; i < n; i++) {
+		acc += (s64)a * b;
+		a = a * 3 - 7;
+		b ^= a >> 3;
+	}
+	return (int)(acc >> 31) ^ (int)acc;
+}
+
+/* Q31 multiply and round: smull's high word, conditional saturation. */
+NOINLINE int c_q31(int a, int b, int c)
+{
+	s64 p = (s64)a * b + ((s64)1 << 30);
+	int hi = (int)(p >> 31);
+	if (a == b && a == -0x7fffffff - 1)
+		hi = 0x7fffffff;
+	return hi ^ (int)(((s64)hi * c) >> 31);
+}
+
+/* Horner's rule over a .rodata table: mla; the remainder x - q*d: mls
+ * on v7. */
+static const u32 horner_k[8] = {0x3b9aca07, 7, 0x10001, 0xfff1, 31, 0x9e3779b9, 3, 0x7fffffff};
+
+NOINLINE u32 c_horner(u32 x, u32 d, int n)
+{
+	u32 r = 0;
+	for (int i = 0; i < n && i < 8; i++) {
+		r = r * x + horner_k[i];
+		u32 q = (u32)(((u64)r * 0xcccccccdu) >> 35);
+		r = r - q * d + q;
+	}
+	return r;
+}
+
+/* Floor of log2 and bit lengths: clz; ctz: rbit+clz on v7, clz(x & -x)
+ * on v5. */
+NOINLINE int c_log2_sum(u32 x, int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++) {
+		x = x * 0x01000193u ^ (u32)i;
+		s += (31 - __builtin_clz(x | 1)) * 64 + __builtin_ctz(x | 0x80000000u);
+	}
+	return s;
+}
+
+/* The libgcc bit helpers on ARM: __popcountsi2/di2, __paritysi2/di2. */
+NOINLINE int c_popcount(u32 hi, u32 lo)
+{
+	u64 v = mk64(hi, lo);
+	return __builtin_popcount(lo) * 1000 + __builtin_popcountll(v * 0x9e3779b97f4a7c15ull) * 10 +
+	       __builtin_parity(hi) * 2 + __builtin_parityll(v);
+}
+
+/* __ctzdi2, __ffsdi2, __clrsbsi2/di2 (and clz of 64 bits, inline). */
+NOINLINE int c_bits64(u32 hi, u32 lo)
+{
+	u64 v = mk64(hi, lo);
+	int r = __builtin_ffsll((s64)v) + __builtin_ffsll((s64)(v >> 40)) * 100;
+	if (v)
+		r += __builtin_ctzll(v) * 10000 + __builtin_clzll(v) * 1000000;
+	return r ^ (__builtin_clrsb((int)lo) << 8) ^ (__builtin_clrsbll((s64)v) << 16);
+}
+
+/* Byte swaps: rev, rev16, revsh on v6+; __bswapsi2/di2 at -Os. */
+NOINLINE int c_bswap(u32 x, u32 y)
+{
+	u64 v = __builtin_bswap64(mk64(x, y));
+	u16 h = __builtin_bswap16((u16)x);
+	short sh = (short)__builtin_bswap16((u16)y);
+	return (int)(__builtin_bswap32(x ^ y) + (u32)(v >> 24) + h + sh);
+}
+
+/* Bitfields: ubfx/sbfx/bfi/bfc on v7, shifts and masks on v5. */
+struct fields {
+	u32 lo : 5, mid : 11, hi : 16;
+	int s1 : 7, s2 : 13, s3 : 12;
+};
+
+NOINLINE int c_bitfields(u32 a, u32 b, int n)
+{
+	struct fields f = {0};
+	f.lo = a;
+	f.mid = a >> 5;
+	f.hi = b;
+	f.s1 = (int)b;
+	f.s2 = (int)(a ^ b);
+	f.s3 = -(int)a;
+	for (int i = 0; i < n; i++) {
+		f.mid += f.lo;
+		f.s2 -= f.s1;
+		f.hi ^= f.mid;
+		f.lo = f.hi;
+		f.s3 += f.s2 >> 2;
+	}
+	return (int)(f.lo + f.mid * 32 + f.hi) + f.s1 * 3 + f.s2 * 5 + f.s3 * 7;
+}
+
+/* An array of 64-bit values on the stack: ldrd/strd. */
+NOINLINE int c_u64_stack(u32 seed, int n)
+{
+	u64 v[8];
+	u32 s = seed;
+	for (int i = 0; i < 8; i++)
+		v[i] = mk64(lcg(&s), lcg(&s));
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < 8; i++)
+			v[(i + 1) & 7] += v[i] >> 3 ^ v[(i + 5) & 7];
+	u64 x = 0;
+	for (int i = 0; i < 8; i++)
+		x ^= v[i] + (u64)i;
+	return fold64(x);
+}
+
+/* Structs copied by value on the stack: ldm/stm, with writeback. */
+struct quint {
+	int a, b, c, d, e;
+};
+
+static NOINLINE struct quint q_step(struct quint q, int k)
+{
+	struct quint r = {q.b + k, q.c ^ q.a, q.d - q.b, q.e + q.c, q.a * 3};
+	return r;
+}
+
+NOINLINE int c_struct_copy(int a, int b, int n)
+{
+	struct quint q[4] = {{a, b, a + b, a - b, 7}};
+	for (int i = 1; i < 4; i++)
+		q[i] = q_step(q[i - 1], i);
+	for (int i = 0; i < n; i++)
+		q[i & 3] = q_step(q[(i + 1) & 3], i);
+	return q[0].a + q[1].b * 3 + q[2].c * 5 + q[3].d * 7 + q[3].e;
+}
+
+/* Halfwords and signed bytes: ldrh, ldrsh, strh, ldrsb. */
+NOINLINE int c_halfwords(u32 seed, int n)
+{
+	short s[16];
+	u16 u[16];
+	signed char c[16];
+	u32 x = seed;
+	for (int i = 0; i < 16; i++) {
+		x = lcg(&x) ^ x;
+		s[i] = (short)x;
+		u[i] = (u16)(x >> 9);
+		c[i] = (signed char)(x >> 17);
+	}
+	int acc = 0;
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < 16; i++) {
+			acc += s[i] * c[(i + r) & 15] - u[i];
+			s[i] = (short)(s[i] + c[i]);
+		}
+	return acc;
+}
+
+/* Branchless selections: conditional execution (movlt, rsbmi, ...). */
+NOINLINE int c_condsel(int a, int b, int c)
+{
+	int r = 0;
+	for (int i = 0; i < 8; i++) {
+		int m = a < b ? a : b;
+		int x = b > c ? b : c;
+		int ab = a < 0 ? -a : a;
+		int sg = (c > 0) - (c < 0);
+		r += (m ^ x) + ab * sg;
+		if ((a & 3) == 1)
+			r ^= c;
+		else if (b >= 0)
+			r -= b;
+		a = a * 5 + 1;
+		b = b - (a >> 4);
+		c = c ^ (b << 1);
+	}
+	return r;
+}
+
+/* Operands shifted by a register: add rd, rn, rm, lsl rs. */
+NOINLINE u32 c_regshift(u32 a, u32 b, u32 c)
+{
+	u32 r = 0;
+	for (int i = 0; i < 12; i++) {
+		u32 s = (c + (u32)i) & 31;
+		r += a << s;
+		r ^= b >> s;
+		r -= (u32)((int)a >> (31 - s));
+		a = a + (b >> (s & 7));
+	}
+	return r;
+}
+
+/* 64-bit shifts by a variable count, inline: the two-word sequences. */
+NOINLINE int c_shift64(u32 hi, u32 lo, int n)
+{
+	u64 v = mk64(hi, lo);
+	s64 s = (s64)v;
+	u64 r = 0;
+	for (int i = 0; i < n; i++) {
+		int k = (i * 13 + n) & 63;
+		r += v << k;
+		r ^= v >> k;
+		r += (u64)(s >> k);
+	}
+	return fold64(r);
+}
+
+/* 64-bit compares: a sort network over four values (cmp/sbcs, movlt). */
+NOINLINE int c_cmp64(int a, int b, int c, int d)
+{
+	s64 v[4] = {(s64)a << 20, (s64)b * 1000003, (s64)c - ((s64)d << 33), (s64)d * -77};
+	u64 u[4] = {(u64)a << 31, (u64)b, (u64)(u32)c << 7, (u64)d << 40};
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 3 - i; j++) {
+			if (v[j] > v[j + 1]) {
+				s64 t = v[j];
+				v[j] = v[j + 1];
+				v[j + 1] = t;
+			}
+			if (u[j] < u[j + 1]) {
+				u64 t = u[j];
+				u[j] = u[j + 1];
+				u[j + 1] = t;
+			}
+		}
+	return fold64((u64)v[0] ^ (u64)v[3] << 1) + fold64(u[0] - u[3]);
+}
+
+/* Division and remainder: __aeabi_uldivmod, __aeabi_ldivmod,
+ * __aeabi_idivmod and __aeabi_uidivmod. */
+NOINLINE int c_divmods(int a, int b, int c, int d)
+{
+	u64 n = mk64((u32)a, (u32)b);
+	u32 dd = (u32)c | 1;
+	u64 q = n / dd;
+	u32 m = (u32)(n % dd);
+	s64 sn = (s64)n, sd = (s64)d * 1000 - 1;
+	s64 sq = sn / sd, sm = sn % sd;
+	int iq = a / (d | 1), im = b % (c | 1);
+	u32 uq = (u32)a / ((u32)d | 1), um = (u32)b % ((u32)c | 1);
+	return fold64(q) ^ (int)m ^ fold64((u64)sq) ^ (int)sm ^ iq ^ (im << 3) ^ (int)uq ^ (int)(um << 5);
+}
+
+/* 64x64 products: umull + mla (inline), and the high half of a 32x64. */
+NOINLINE int c_mul64(u32 ah, u32 al, u32 bh, u32 bl)
+{
+	u64 a = mk64(ah, al), b = mk64(bh, bl);
+	u64 p = a * b;
+	u64 h = (a >> 32) * bl + (((u64)al * bl) >> 32);
+	return fold64(p) ^ fold64(h);
+}
+
+/* 64-bit negate, add and subtract: rsbs/rsc, adds/adc, subs/sbc. */
+NOINLINE int c_arith64(u32 hi, u32 lo, int n)
+{
+	s64 v = (s64)mk64(hi, lo);
+	s64 w = -v;
+	for (int i = 0; i < n; i++) {
+		w = -(w + v) + ((s64)i << 33);
+		v = v - w - 1;
+	}
+	return fold64((u64)(w ^ v));
+}
+
+/* Saturation and extension: ssat/usat, uxtb/uxth/sxtb/sxth and the
+ * extend-and-add forms on v6+. */
+NOINLINE int c_extend(int a, int b, int c)
+{
+	int r = 0;
+	for (int i = 0; i < 10; i++) {
+		int x = a + i * b;
+		int sat8 = x < -128 ? -128 : x > 127 ? 127 : x;
+		int usat8 = x < 0 ? 0 : x > 255 ? 255 : x;
+		r += sat8 + usat8 + (u8)(x ^ c) + (u16)(x * c) + (signed char)x + (short)(x * 3);
+		a = (a ^ c) + (short)b;
+	}
+	return r;
+}
+
+/* Large constants: movw/movt on v7, literal-pool loads on v5. */
+NOINLINE u32 c_constants(u32 x, int n)
+{
+	for (int i = 0; i < n; i++) {
+		x ^= 0x85ebca6bu;
+		x *= 0xc2b2ae35u;
+		x += 0x27d4eb2fu;
+		x = rol32(x, 13) ^ 0x165667b1u;
+		x -= 0xdeadbeefu;
+	}
+	return x ^ (x >> 16);
+}
+
+/* Pointer walks with writeback: ldr [p, #4]!, str [q], #-4. */
+NOINLINE int c_walk(u32 seed, int n)
+{
+	u32 a[24];
+	u32 *p = a, s = seed;
+	for (int i = 0; i < 24; i++)
+		*p++ = lcg(&s);
+	u32 acc = 0;
+	for (int r = 0; r < n; r++) {
+		u32 *q = a + 23;
+		for (const u32 *w = a; w < a + 12; ) {
+			u32 t = *w++;
+			acc += t ^ *q;
+			*q-- = t + acc;
+		}
+	}
+	return (int)acc;
+}
+
+/* A tail call to another exported function, and one through a pointer. */
+NOINLINE int c_tail(int a, int b)
+{
+	int (*f)(int, int) = (a & 1) ? c_ackermann : (int (*)(int, int))c_days;
+	if (b > 3)
+		return c_switch(a & 15, a, b);
+	return f(b & 1, a & 7);
+}
