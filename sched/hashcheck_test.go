@@ -13,7 +13,6 @@ import (
 	. "github.com/mcountsim/mcountsim/sched"
 )
 
-
 // The state hash decides the future: two states reached with the same key
 // (hash and preemptions used) must offer options whose successors have the
 // same keys, hazard counts and ends, as a set. A field the machine reads
