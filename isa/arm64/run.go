@@ -37,26 +37,51 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 		if inst.err == nil {
 			var err error
 			switch inst.x {
-			case xAddImm, xSubImm:
+			case xAddImm, xSubImm, xAddReg, xSubReg:
+				// addSub's immediate and shifted-register forms.
 				x, y, carry := r.get(inst.rn), inst.imm, false
-				if inst.x == xSubImm {
+				if inst.x == xAddReg || inst.x == xSubReg {
+					y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
+				}
+				if inst.x == xSubImm || inst.x == xSubReg {
 					y, carry = ^y, true
 				}
-				res, n, z, c, v := addWithCarry(x, y, carry, inst.sf)
+				res, nf, z, c, v := addWithCarry(x, y, carry, inst.sf)
 				if inst.setFlags {
-					r.N, r.Z, r.C, r.V = n, z, c, v
+					r.N, r.Z, r.C, r.V = nf, z, c, v
 				}
 				r.set(inst.rd, res)
 				r.PC = pc + 4
 				s.Flow, s.Err = isa.FlowNext, nil
 				continue
-			case xAddReg, xSubReg:
-				addSub(inst, r)
-				r.PC = pc + 4
-				s.Flow, s.Err = isa.FlowNext, nil
-				continue
 			case xAndImm, xOrrImm, xEorImm, xAndReg, xOrrReg, xEorReg:
-				logical(inst, r)
+				// logical, inline.
+				x, y := r.get(inst.rn), inst.imm
+				if inst.x >= xAndReg {
+					y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
+					if inst.invert {
+						y = ^y
+					}
+				}
+				var res uint64
+				switch inst.x {
+				case xAndImm, xAndReg:
+					res = x & y
+				case xOrrImm, xOrrReg:
+					res = x | y
+				default:
+					res = x ^ y
+				}
+				res = trunc(res, inst.sf)
+				if inst.setFlags {
+					if inst.sf {
+						r.N = res>>63 != 0
+					} else {
+						r.N = res>>31 != 0
+					}
+					r.Z, r.C, r.V = res == 0, false, false
+				}
+				r.set(inst.rd, res)
 				r.PC = pc + 4
 				s.Flow, s.Err = isa.FlowNext, nil
 				continue
