@@ -14,6 +14,7 @@ import (
 //	int __clzdi2(unsigned long a)      leading zeros of a
 //	int __ctzdi2(unsigned long a)      trailing zeros of a
 //	int __ffsdi2(long a)               1 + the index of a's lowest set bit, 0 for 0
+//	int ffs(int a)                     the same of the 32-bit a (the C library's; gcc calls it for __builtin_ffs)
 //	int __popcountdi2(unsigned long a) set bits
 //	int __paritydi2(unsigned long a)   set bits mod 2
 //	int __clrsbdi2(long a)             leading redundant sign bits
@@ -38,7 +39,7 @@ import (
 // and 63); the shifts are defined for counts 0-127.
 
 // rvHelperNames are the helpers LinkObject links as code for riscv64.
-var rvHelperNames = []string{"__clzdi2", "__ctzdi2", "__ffsdi2", "__popcountdi2", "__paritydi2", "__clrsbdi2",
+var rvHelperNames = []string{"__clzdi2", "__ctzdi2", "__ffsdi2", "ffs", "__popcountdi2", "__paritydi2", "__clrsbdi2",
 	"__bswapsi2", "__bswapdi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset"}
 
 // IsRISCVHelper reports whether name is one of the riscv64 run-time
@@ -117,6 +118,13 @@ func rvHelperCode() []rvItem {
 	w(riscv.Addi(a0, a0, 1))
 	lab(zeroIn)
 	w(ret)
+
+	// ffs(int): the C library's, which gcc calls for __builtin_ffs on
+	// rv64 (the 32-bit form has no libgcc helper): __ffsdi2 of the
+	// zero-extended int.
+	lab("ffs")
+	w(riscv.Slli(a0, a0, 32), riscv.Srli(a0, a0, 32))
+	b(riscv.Beq, zero, zero, "__ffsdi2")
 
 	lab("__clrsbdi2") // clz(a ^ (a >> 63)) - 1
 	w(riscv.Srai(t0, a0, 63), riscv.Xor(a0, a0, t0))
