@@ -213,7 +213,7 @@ func TestStringRoutines(t *testing.T) {
 			}
 			n := rng.Intn(60)
 			c := int("abc\x00"[rng.Intn(4)]) | rng.Intn(4)<<8 // only the low byte counts
-			cstr := func(o int) int { // the length of the string at o
+			cstr := func(o int) int {                         // the length of the string at o
 				k := 0
 				for m[o+k] != 0 {
 					k++
