@@ -12,7 +12,9 @@
 #      to ARM's rate;
 #  (b) time to verdict: `mcountsim check` on every built-in's default
 #      scenario against SPIN on the abstract Promela models of the same
-#      scenarios (bench/spin.sh, bench/models/*.pml): spin -a, gcc, ./pan.
+#      scenarios (bench/spin.sh, bench/models/*.pml): spin -a, gcc, ./pan;
+#  (c), (d), (e) larger scenarios: the search targets of issue 19, and
+#      --workers 2 against --workers 1.
 #
 # Needs: go, qemu-arm, qemu-x86_64, qemu-riscv64, qemu-aarch64 (apt-get
 # install qemu-user), arm-linux-gnueabi-gcc, riscv64-linux-gnu-gcc,
@@ -80,6 +82,27 @@ for args in "--tasks 3 --bound 2" "--tasks 3 --bound 3" "--tasks 3 --bound 2 --w
 	"$tmp/mcountsim" check --arch arm --strategy jmp-over $args >"$tmp/big.txt" || true
 	t1=$(now)
 	printf '  jmp-over %-32s %ss  %s\n' "$args" "$(fmt "$(secs "$t0" "$t1")")" "$(sed -n 's/^searched: [^:]*: \([0-9]* branching states\).*/\1/p' "$tmp/big.txt")"
+done
+
+echo "== (d) the search targets of issue 19 (user CPU seconds, peak memory)"
+# jmp-over --tasks 4 under 2 s, --tasks 5 under 60 s and 1 GiB,
+# text-poke-bp --cpus 3 --tasks 3 under 5 s.
+for args in "--arch arm --strategy jmp-over --tasks 4" "--arch arm --strategy jmp-over --tasks 5" \
+	"--arch x86 --strategy text-poke-bp --cpus 3 --tasks 3"; do
+	# shellcheck disable=SC2086 # args carries several flags
+	/usr/bin/time -f '%U %e %M' -o "$tmp/time" "$tmp/mcountsim" check $args >"$tmp/big.txt" || true
+	read -r user wall kb <"$tmp/time"
+	printf '  %-52s %6.2fs user %7.2fs wall %6d MiB  %s\n' "$args" "$user" "$wall" $((kb / 1024)) \
+		"$(sed -n 's/^searched: [^:]*: \([0-9]* branching states, [0-9]* steps\).*/\1/p' "$tmp/big.txt")"
+done
+echo "== (e) --workers 2 against --workers 1 on jmp-over --tasks 4 (wall clock; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+for i in 1 2 3; do
+	for w in 1 2; do
+		t0=$(now)
+		"$tmp/mcountsim" check --arch arm --strategy jmp-over --tasks 4 --workers $w >"$tmp/big.txt" || true
+		t1=$(now)
+		printf '  run %d --workers %d %ss  %s\n' "$i" "$w" "$(fmt "$(secs "$t0" "$t1")")" "$(sed -n 's/^searched: [^:]*: \([0-9]* branching states, [0-9]* steps\).*/\1/p' "$tmp/big.txt")"
+	done
 done
 
 exit "${spin_rc:-0}" # (b): a verdict of SPIN and mcountsim disagrees

@@ -60,6 +60,14 @@ type Results struct {
 	// literal pool, say), sorted: a strategy that stores to one of them
 	// makes the results schedule-dependent.
 	TextReads []uint64 `json:"-"`
+	// Written lists the data addresses a store of the run wrote (any
+	// worker, the instrumentation included), sorted; Text the text
+	// addresses at which a worker executed an instruction or loaded a
+	// byte as data (the instrumentation included), sorted. The machine's
+	// reductions of quiet data pages and of stores to text no worker
+	// reaches read them (sched/quiet.go).
+	Written []uint64 `json:"-"`
+	Text    []uint64 `json:"-"`
 }
 
 // Cursor is a task's progress through its reference results: how many

@@ -65,21 +65,23 @@ func BenchmarkCheckSeed(b *testing.B) {
 // with the per-CPU fetch views (model.md §1a) the ARM built-ins, which
 // patch under stop_machine, have the states they had before them, and
 // text-poke-bp has 128,601 instead of 78,742 (with the task symmetry of
-// the visited set: 55,272; BenchmarkScale has the larger scenarios).
+// the visited set: 55,272; BenchmarkScale has the larger scenarios), and
+// its steps.
 //
 //	go test -run '^$' -bench DefaultChecks -benchtime 1x ./explore
 func BenchmarkDefaultChecks(b *testing.B) {
 	for _, st := range patch.Builtins() {
 		b.Run(st.Arch.String()+"/"+st.Name, func(b *testing.B) {
-			var states int
+			var states, steps int
 			for i := 0; i < b.N; i++ {
 				res, err := Check(Scenario{Strategy: st}, Options{Workers: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
-				states = res.States
+				states, steps = res.States, res.Transitions
 			}
 			b.ReportMetric(float64(states), "states")
+			b.ReportMetric(float64(steps), "steps")
 		})
 	}
 }

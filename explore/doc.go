@@ -84,7 +84,45 @@
 // visible (issue 21; tested in kernel's TestReadOnlyLoadsReduced against
 // the search that takes .rodata for writable data and against the
 // unreduced one, and in TestStackAccessesReduced against the unreduced
-// one).
+// one). The fetch rule asks only that the writes to the instruction's own
+// bytes are all made (each byte holds the last write of the program to
+// it), not every write of the program: a later store elsewhere cannot
+// change those bytes, and the argument is the same.
+//
+// Two more rest on the uninstrumented reference run (results.go), when
+// its results are compared, and each run checks them (sched/quiet.go).
+// A quiet page is a writable data page that no store of the reference
+// wrote; a load from one is local as a load from a read-only page is. A
+// store of the patcher whose bytes lie in no fetch window (the ISA's
+// longest instruction) of an instruction a worker executed in the
+// reference, nor in text a worker loaded there, nor in a site of a
+// function it executed (arm64 CALL_OPS keeps a literal there), is a local
+// step of the patcher: Options offers it alone (an x86 object's text_poke_bp batch
+// writes every site of the object, most of which the function never
+// reaches). Every run enforces the premise: a store to a quiet page that
+// is not itself a wrong-result hazard, a fetch whose window holds
+// patchable bytes outside the reference's windows, or a load of such
+// bytes ends the run without a verdict (the search is INCOMPLETE and
+// says why); a run that has met a hazard goes on. Why no hazard is lost:
+// take any run and its first step that breaks the premise, if any. Up to
+// it, no store reaches a quiet page and no worker reads a byte the
+// reduced stores write, so those loads read constant bytes and those
+// stores change nothing any other step reads or enables (they touch
+// only their own bytes' text, provenance and the views of bytes no one
+// fetches): each commutes with every action of every other CPU, as a
+// stack access does, and withholding the patcher's preemption before its
+// local store is matched by preempting it before its next visible step,
+// as for a worker. So the reduced search explores a run equal to that
+// prefix up to such reorderings, with the same preemptions, and its
+// task reaches the same breaking step, which ends the run INCOMPLETE; a
+// run with no breaking step is matched whole, hazards included. The
+// premise holds in every hazard-free run in fact (the reference rule of
+// detect/results.go: each task executes a prefix of its reference run,
+// and the instrumentation the strategies add is the reference's
+// trampolines or instructions at the sites), so it costs no verdict.
+// Scenario.NoQuiet turns both off; TestQuietReductionsAgree (kernel)
+// compares verdicts, hazard kinds, places and end states with and
+// without them on real objects.
 //
 // Task symmetry: the visited set keys a state by its class under the
 // permutations of the worker tasks (sched/symmetry.go). Workers run the
@@ -93,7 +131,11 @@
 // worker's addresses in its own stack relative to that stack, hashes the
 // workers' digests as a sorted multiset, and names the task a CPU runs,
 // the run queue, the waits and the tracer kernel's records through the
-// digests instead of indices (the patcher keeps its index); an exited
+// digests instead of indices (the patcher keeps its index; the reference
+// results the wrong-result detector owes each worker must be alike, a
+// value that is an address in the worker's own stack taken relative to
+// it: a traced void function leaves a pointer into its caller's array in
+// the return register); an exited
 // worker counts only as exited, since it never runs again and nothing reads
 // what it left in its registers and stack. A state s and a
 // permuted state π(s) have the same futures up to the renaming: a task
@@ -107,7 +149,9 @@
 // holds as before. A value is taken for an address in its holder's stack
 // when it lies there (the workloads compute no numbers in the stack area;
 // their stack addresses all come from sp); a state in which some other
-// value near the stacks is held by a worker or lies in data, which the
+// value near the stacks is held by a worker or lies in data (on a
+// read-only page, in an aligned word: no task stores there, and a byte
+// table's entries can spell such a value astride two of them), which the
 // permutation would have to move with another task, is hashed exactly,
 // tasks by index. Schedules are recorded along the path actually taken,
 // so a counterexample replays even when it was found through a state that

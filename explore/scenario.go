@@ -43,6 +43,11 @@ type Scenario struct {
 	// NoInt3Emulation is a test knob: text_poke_bp's int3 handler resumes
 	// after the int3 byte instead of emulating the new instruction.
 	NoInt3Emulation bool
+	// NoQuiet is a test knob: it turns off the two reductions that rest on
+	// the uninstrumented reference run (loads from data pages it never
+	// wrote, the patcher's stores to text no worker reached there; see the
+	// package doc).
+	NoQuiet bool
 	// Image, when set, builds the text instead of kernel.Build: for example
 	// a real object linked by kernel.BuildObject. Functions and Prologue
 	// are then unused.

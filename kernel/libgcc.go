@@ -398,14 +398,20 @@ func libgccCode() []lgItem {
 
 	// memcpy, memmove, memset (the kernel's arch/arm/lib/mem*.S; gcc calls
 	// them for struct copies and zeroing): byte loops, returning dst.
+	// byteLoop emits loop l: body, once per byte while r2 counts down,
+	// then the return.
+	byteLoop := func(l string, body ...arm.Word) {
+		lab(l)
+		w(imm(arm.SUB, true, r2, r2, 1))
+		for _, x := range body {
+			w(x.If(arm.PL))
+		}
+		b(arm.PL, l)
+		w(ret)
+	}
 	lab("memcpy")
 	w(reg(arm.MOV, false, r3, 0, r0))
-	lab(".mcpy")
-	w(imm(arm.SUB, true, r2, r2, 1))
-	w(arm.LdrbPost(ip, r1, 1).If(arm.PL))
-	w(arm.StrbPost(ip, r3, 1).If(arm.PL))
-	b(arm.PL, ".mcpy")
-	w(ret)
+	byteLoop(".mcpy", arm.LdrbPost(ip, r1, 1), arm.StrbPost(ip, r3, 1))
 	lab("memmove") // forward unless dst overlaps the source from above
 	w(reg(arm.CMP, true, 0, r0, r1))
 	b(arm.LS, "memcpy")
@@ -414,19 +420,10 @@ func libgccCode() []lgItem {
 	b(arm.CS, "memcpy")
 	w(reg(arm.ADD, false, r3, r0, r2))
 	w(reg(arm.ADD, false, r1, r1, r2))
-	lab(".mmov")
-	w(imm(arm.SUB, true, r2, r2, 1))
-	w(arm.LdrbPre(ip, r1, -1).If(arm.PL))
-	w(arm.StrbPre(ip, r3, -1).If(arm.PL))
-	b(arm.PL, ".mmov")
-	w(ret)
+	byteLoop(".mmov", arm.LdrbPre(ip, r1, -1), arm.StrbPre(ip, r3, -1))
 	lab("memset")
 	w(reg(arm.MOV, false, r3, 0, r0))
-	lab(".mset")
-	w(imm(arm.SUB, true, r2, r2, 1))
-	w(arm.StrbPost(r1, r3, 1).If(arm.PL))
-	b(arm.PL, ".mset")
-	w(ret)
+	byteLoop(".mset", arm.StrbPost(r1, r3, 1))
 
 	// The C library's string functions gcc calls when it does not expand
 	// them (the kernel's lib/string.c): byte loops.

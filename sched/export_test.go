@@ -1,5 +1,10 @@
 package sched
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Canonical reports whether m's hash is the one up to task symmetry (not
 // the exact fallback of symmetry.go).
 func Canonical(m *Machine) bool {
@@ -34,3 +39,77 @@ func StackSumsHold(m *Machine) bool {
 // DataStackHolds reports whether m's count of data windows in the stack
 // window is the one computed afresh.
 func DataStackHolds(m *Machine) bool { return m.dataStack == m.stackWindows(0, len(m.data)) }
+
+// ProfileKey describes m's state for the state-space profiler
+// (profile_test.go): per CPU its task, the pc's symbol and class, and
+// the patcher's progress.
+func ProfileKey(m *Machine) string {
+	var b strings.Builder
+	for c := 0; c < m.cfg.CPUs; c++ {
+		cpu := m.cpus[c]
+		switch {
+		case cpu.Stopper:
+			b.WriteString("stopper")
+		case cpu.Cur < 0:
+			b.WriteString("idle")
+		case cpu.Cur == m.patcher:
+			b.WriteString("patcher")
+		default:
+			pc := m.core.pc(cpu.Cur)
+			cls := "?"
+			if off, ok := m.textOff(pc); ok {
+				cls = [...]string{"unk", "local", "visible", "load", "fetch", "ti"}[m.st.class[off]]
+				if m.stale(int8(c), off, m.shape.maxLen) {
+					cls += "/stale"
+				}
+				if m.tasks[cpu.Cur].InTrap {
+					cls += "/trap"
+				}
+			}
+			fmt.Fprintf(&b, "w%d@%s[%s]", cpu.Cur, m.img.Name(pc), cls)
+		}
+		if cpu.IPI {
+			b.WriteString("+ipi")
+		}
+		b.WriteString(" | ")
+	}
+	fmt.Fprintf(&b, "pop %d.%d w%d stop=%v spin=%v q=%d", m.pop, m.psub, m.nwrites, m.stopOn, m.spin, m.nrunq)
+	return b.String()
+}
+
+// ProfileInst disassembles the instruction of worker t.
+func ProfileInst(m *Machine, t int) string {
+	pc := m.core.pc(int8(t))
+	off, ok := m.textOff(pc)
+	if !ok {
+		return "?"
+	}
+	if _, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))]); err != nil {
+		return "undecodable"
+	}
+	return m.core.disasm(m, pc)
+}
+
+// ProfileDump summarizes the parts of m's state the hash reads, for the
+// profiler to show how two states differ.
+func ProfileDump(m *Machine) string {
+	var b strings.Builder
+	_, sym := m.hashSym()
+	fmt.Fprintf(&b, "symmetric=%v sym=%v pop=%d.%d nwrites=%d done=%v\n", m.st.symmetric, sym, m.pop, m.psub, m.nwrites, m.done)
+	for c := 0; c < m.cfg.CPUs; c++ {
+		fmt.Fprintf(&b, "cpu%d cur=%d rec=%x view=%x\n", c, m.cpus[c].Cur, m.cpuRecord(c), m.viewDigest(c))
+	}
+	for t := 0; t <= int(m.patcher); t++ {
+		tk := &m.tasks[t]
+		var h hasher
+		h.init()
+		var none rebase
+		m.core.hashTask(&h, int8(t), &none)
+		fmt.Fprintf(&b, "task%d state=%v regs=%x shadow=%d res=%v sum=%x\n", t, tk.State, h.sum(), tk.Shadow.N, tk.Results, m.stackSum[t])
+	}
+	var h hasher
+	h.init()
+	m.hashShared(&h)
+	fmt.Fprintf(&b, "shared=%x runq=%x\n", h.sum(), m.runnable())
+	return b.String()
+}

@@ -91,6 +91,10 @@ type Config struct {
 	// results instead (Results): the reference run; Record implies it.
 	Reference     *detect.Results
 	RecordResults bool
+	// NoQuiet turns off the reductions that rest on the reference run
+	// (quiet.go): loads from data pages it never wrote, and the
+	// patcher's stores to text no worker reached there, are then visible.
+	NoQuiet bool
 }
 
 func (c *Config) defaults() {
@@ -256,11 +260,19 @@ type static struct {
 	class     []uint8 // per text byte: classLocal/classVisible once known
 	fetch     *fetchStatic
 	traced    []bool // per text byte: the entry of a traced function (results.go; nil when unused)
+	// obs, per text byte: in the fetch window of an instruction a worker
+	// executed in the reference run, or loaded there; nil when the
+	// reduction of quiet.go is off.
+	obs []bool
+	// roData, per byte of data: on a read-only page (symmetry.go); nil
+	// when none is.
+	roData []bool
 }
 
 type dataSeg struct {
 	addr, size, off uint64
 	ro              []bool // per page: read-only (memory.go); nil when none is
+	quiet           []bool // per page: quiet (quiet.go); nil when none is
 }
 
 // dataOff returns the offset into m.data of n bytes at addr, if they lie in
@@ -344,6 +356,19 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if st.dataAt, m.data, err = mapData(img.Data); err != nil {
 		return nil, err
 	}
+	for _, d := range st.dataAt {
+		for p, ro := range d.ro {
+			if !ro {
+				continue
+			}
+			if st.roData == nil {
+				st.roData = make([]bool, len(m.data))
+			}
+			for i := d.off + uint64(p)*PageSize; i < d.off+uint64(p+1)*PageSize; i++ {
+				st.roData[i] = true
+			}
+		}
+	}
 	m.dataStack = m.stackWindows(0, len(m.data))
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))
@@ -411,9 +436,10 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if err := m.initTracer(); err != nil {
 		return nil, err
 	}
+	m.initQuiet()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
-	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && cfg.Reference.Symmetric()
+	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
 	return m, nil
 }
 

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -27,13 +28,14 @@ type resultRec struct {
 	readers   map[uint64]uint32 // per data byte: the workers that read it (outside the instrumentation)
 	writers   map[uint64]uint32 // per data byte: the workers that wrote it; bit instrBit: the instrumentation did
 	textReads map[uint64]bool   // text bytes the workload read as data
+	text      map[uint64]bool   // text addresses a worker executed or loaded (detect.Results.Text)
 }
 
 const instrBit = 1 << 31
 
 func (r *resultRec) clone() *resultRec {
 	c := &resultRec{out: detect.Results{Tasks: make([]detect.TaskResults, len(r.out.Tasks))},
-		readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}}
+		readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}, text: map[uint64]bool{}}
 	for i, t := range r.out.Tasks {
 		c.out.Tasks[i] = detect.TaskResults{Returns: append([]detect.Return(nil), t.Returns...), Stores: append([]detect.DataStore(nil), t.Stores...)}
 	}
@@ -46,6 +48,9 @@ func (r *resultRec) clone() *resultRec {
 	for k := range r.textReads {
 		c.textReads[k] = true
 	}
+	for k := range r.text {
+		c.text[k] = true
+	}
 	return c
 }
 
@@ -56,7 +61,7 @@ func (m *Machine) initResults() {
 	}
 	if m.cfg.RecordResults || m.cfg.Record {
 		m.res = &resultRec{out: detect.Results{Tasks: make([]detect.TaskResults, m.cfg.Tasks)},
-			readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}}
+			readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}, text: map[uint64]bool{}}
 	}
 	if m.ref == nil && m.res == nil {
 		return
@@ -259,6 +264,7 @@ func (m *Machine) Results() *detect.Results {
 		out.TextReads = append(out.TextReads, a)
 	}
 	sort.Slice(out.TextReads, func(i, j int) bool { return out.TextReads[i] < out.TextReads[j] })
+	out.Written, out.Text = sortedKeys(m.res.writers), sortedKeys(m.res.text)
 	return &out
 }
 
@@ -273,4 +279,13 @@ func (m *Machine) valueText(v uint64) string {
 		s = int64(int32(uint32(v)))
 	}
 	return fmt.Sprintf("%#x (%d)", v, s)
+}
+
+func sortedKeys[V any](mp map[uint64]V) []uint64 {
+	out := make([]uint64, 0, len(mp))
+	for a := range mp {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
 }

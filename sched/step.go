@@ -88,6 +88,8 @@ func (m *Machine) Options(buf []Action) []Action {
 				return append(buf, Action{CPU: c, Kind: ActPick, Task: Stopper})
 			case cpu.Cur >= 0 && cpu.Cur != m.patcher && m.local(cpu.Cur):
 				return append(buf, Action{CPU: c, Kind: ActRun})
+			case cpu.Cur == m.patcher && m.patcherLocal(): // quiet.go
+				return append(buf, Action{CPU: c, Kind: ActRun})
 			}
 		}
 	}
@@ -333,7 +335,7 @@ func (m *Machine) RunLocal(max int) int {
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
 			break
 		}
-		if !m.cfg.Record && !m.tasks[t].Pass.Open && !m.tr.on {
+		if !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
 			k := m.core.runPlain(m, c, t, max-n)
 			n += k

@@ -1,6 +1,9 @@
 package sched
 
-import "github.com/mcountsim/mcountsim/kernel"
+import (
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/kernel"
+)
 
 // Task symmetry in the state hash (issue 19).
 //
@@ -147,7 +150,11 @@ func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
 
 // stackWindows counts the 4-byte windows of data that overlap the n bytes
 // at off and hold a value in the stack window (see rebase): Machine.dataStack
-// is kept up to date by every store to data.
+// is kept up to date by every store to data. On read-only pages only the
+// aligned windows count: no task stores there, so what they hold is the
+// image's constants, and a constant is loaded from its own aligned word
+// (a table of bytes or halfwords such as 00 00 10 00 holds the pattern
+// 0x100000 astride two entries, a value no load of an entry returns).
 func (m *Machine) stackWindows(off uint64, n int) int {
 	lo, width := StackBase-m.st.stackArea, 3*m.st.stackArea
 	first, last := int(off)-3, int(off)+n-1
@@ -155,6 +162,9 @@ func (m *Machine) stackWindows(off uint64, n int) int {
 	last = min(last, len(m.data)-4)
 	c := 0
 	for i := first; i <= last; i++ {
+		if i%4 != 0 && m.st.roData != nil && m.st.roData[i] {
+			continue
+		}
 		if m.data[i+3] == 0 && uint64(le32(m.data[i:]))-lo <= width {
 			c++
 		}
@@ -269,3 +279,50 @@ func sortPairs(v [][2]uint64) {
 }
 
 func less2(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+
+// refSymmetric reports whether the wrong-result detector treats every
+// worker alike (detect.Results.Symmetric), with each task's values that
+// are addresses in its own stack taken relative to that stack: a traced
+// void function leaves in the return register whatever it last computed,
+// often a pointer into its caller's array on the stack, which differs
+// between tasks by the distance between their stacks. Task t's returns
+// and stores are compared with the reference's for t alone, and a value
+// that is an address in t's stack is one a permuted task reproduces
+// moved with its stack, as the hash's rebasing has it; a value in the
+// stack window outside its task's own stack makes the workers unlike.
+func (m *Machine) refSymmetric(r *detect.Results) bool {
+	if r == nil || !r.Compared {
+		return true
+	}
+	if r.Symmetric() {
+		return true
+	}
+	rel := func(t int, v uint64) (uint64, bool) {
+		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		x := rb.v(v)
+		return x, !rb.odd
+	}
+	for i := 1; i < len(r.Tasks); i++ {
+		a, b := r.Tasks[0], r.Tasks[i]
+		if len(a.Returns) != len(b.Returns) || len(a.Stores) != len(b.Stores) {
+			return false
+		}
+		for k := range a.Returns {
+			x, y := a.Returns[k], b.Returns[k]
+			va, oka := rel(0, x.Value)
+			vb, okb := rel(i, y.Value)
+			if !oka || !okb || va != vb || x.Func != y.Func || x.Ret != y.Ret || x.Stores != y.Stores {
+				return false
+			}
+		}
+		for k := range a.Stores {
+			x, y := a.Stores[k], b.Stores[k]
+			va, oka := rel(0, x.Value)
+			vb, okb := rel(i, y.Value)
+			if !oka || !okb || va != vb || x.Addr != y.Addr || x.Size != y.Size || x.Func != y.Func {
+				return false
+			}
+		}
+	}
+	return true
+}

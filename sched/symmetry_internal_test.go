@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -82,4 +83,34 @@ func TestSymmetryRenamesPerCPUData(t *testing.T) {
 	}
 	require.Equal(t, hash(0, 0), hash(1, 0), "equal counters: the CPUs are interchangeable")
 	require.NotEqual(t, hash(0, 1), hash(1, 1), "CPU 0's counter taken: the IPI's CPU matters")
+}
+
+// The reference's results are alike up to each task's own stack: a value
+// that is an address in its task's stack counts relative to that stack.
+func TestRefSymmetricRebases(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM, kernel.Config{})
+	require.NoError(t, err)
+	m, err := New(img, Config{Tasks: 2}, &Program{})
+	require.NoError(t, err)
+	lo0, lo1 := m.stackLo(0), m.stackLo(1)
+	ref := func(v0, v1 uint64) *detect.Results {
+		r := func(v uint64) detect.TaskResults {
+			return detect.TaskResults{Returns: []detect.Return{{Func: 0x100, Ret: 0x200, Value: 7}, {Func: 0x100, Ret: 0x200, Value: v}}}
+		}
+		return &detect.Results{Compared: true, Tasks: []detect.TaskResults{r(v0), r(v1)}}
+	}
+	for _, c := range []struct {
+		what   string
+		v0, v1 uint64
+		want   bool
+	}{
+		{"equal numbers", 5, 5, true},
+		{"different numbers", 5, 6, false},
+		{"each an address in its own stack, at one offset", lo0 + 0x40, lo1 + 0x40, true},
+		{"each in its own stack, at different offsets", lo0 + 0x40, lo1 + 0x44, false},
+		{"task 0's address and a number", lo0 + 0x40, 0x40, false},
+	} {
+		require.Equal(t, c.want, m.refSymmetric(ref(c.v0, c.v1)), c.what)
+	}
+	require.True(t, m.refSymmetric(nil))
 }

@@ -47,6 +47,12 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 		mem = m.text[a-m.img.Base:]
 		if m.res != nil {
 			m.resultLoad(m.cur, a, size, true) // results.go
+			for i := uint64(0); i < uint64(size); i++ {
+				m.res.text[a+i] = true
+			}
+		}
+		if m.st.obs != nil && !m.observed(a-m.img.Base, size) {
+			m.unobserved(fmt.Sprintf("a load of %d bytes at %#x <%s>", size, a, m.img.Name(a))) // quiet.go
 		}
 	default:
 		off, ok := m.dataOff(a, size)
@@ -99,8 +105,12 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
 		m.dataStack += m.stackWindows(off, size) - before
+		h := len(m.hazards)
 		if m.ref != nil || m.res != nil {
 			m.resultStore(m.cur, m.core.pc(m.cur), a, size, v) // results.go
+		}
+		if len(m.hazards) == h && m.quietStore(a, size) {
+			m.unobserved(fmt.Sprintf("a store of %d bytes at %#x, on a quiet page", size, a)) // quiet.go
 		}
 		return nil
 	}
@@ -200,12 +210,19 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 	m.loadedInto = 0
 	// The fast path: an instruction whose bytes no store may write, with
 	// no hook and outside every site, was decoded once and can never change.
-	if !task.Pass.Open && !m.cfg.Record && k.stepPlain(m, c, t, off) {
+	if !task.Pass.Open && !m.cfg.Record && m.res == nil && k.stepPlain(m, c, t, off) {
 		return
 	}
 	if h := m.st.hook[off]; h != kernel.HookNone {
 		m.closePass(c, t)
 		m.hook(c, t, h)
+		return
+	}
+	if m.res != nil && int(t) < m.cfg.Tasks {
+		m.res.text[pc] = true // results.go
+	}
+	if m.st.obs != nil && !m.observed(off, m.shape.maxLen) {
+		m.unobserved(fmt.Sprintf("an instruction fetch at %#x <%s>", pc, m.img.Name(pc))) // quiet.go
 		return
 	}
 	f := m.fetch(c, t, pc, off, fetch)
@@ -423,20 +440,21 @@ func (m *Machine) localAccess(t int8, pc uint64) bool {
 	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {
 		return true
 	}
-	return !store && m.readOnly(a, n)
+	return !store && (m.readOnly(a, n) || m.quietLoad(a, n)) // memory.go, quiet.go
 }
 
 // localFetch reports whether worker t's next instruction, at text offset
 // off where a store of the program may write (a classFetch word), is
 // thread-local in the current state: the patcher has made every write of
-// its program (a fixed sequence: no store to text can come), the CPU's
-// view of the bytes is the latest (it fetches exactly the current bytes,
-// as every other order of the remaining actions would have it fetch:
-// nothing can change them or its view any more), and the instruction those
-// bytes hold is itself local (as local classifies a word no store writes).
+// its program to the instruction's bytes (a fixed sequence: no store to
+// them can come), the CPU's view of the bytes is the latest (it fetches
+// exactly the current bytes, as every other order of the remaining
+// actions would have it fetch: nothing can change them or its view any
+// more), and the instruction those bytes hold is itself local (as local
+// classifies a word no store writes).
 func (m *Machine) localFetch(t int8, off uint64) bool {
 	fs := m.st.fetch
-	if fs == nil || int(m.nwrites) != len(fs.wOff) {
+	if fs == nil {
 		return false
 	}
 	c := m.tasks[t].CPU
@@ -444,13 +462,28 @@ func (m *Machine) localFetch(t int8, off uint64) bool {
 		return false
 	}
 	pc := off + m.img.Base
-	if _, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))]); err != nil || m.core.syncs() {
+	n, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
+	if err != nil || m.core.syncs() || !m.finalBytes(off, n) {
 		return false
 	}
 	if m.core.localInst(len(m.st.dataAt) > 0) {
 		return true
 	}
 	return m.localAccess(t, pc)
+}
+
+// finalBytes reports whether every byte of [off, off+n) that a store may
+// write holds the last write of the program to it.
+func (m *Machine) finalBytes(off uint64, n int) bool {
+	fs := m.st.fetch
+	for o := off; o < off+uint64(n) && o < uint64(len(m.text)); o++ {
+		if d := fs.dirtyOf[o]; d >= 0 {
+			if h := fs.hist[d]; m.prov[o] != h[len(h)-1].id {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mutable reports whether a store may write any of the n text bytes at off.

@@ -1,0 +1,163 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Two reductions that rest on the uninstrumented reference run of the
+// wrong-result detector (results.go), when its results are compared
+// (detect/results.go: then, up to the first hazard, every task of every
+// run executes a prefix of its reference run):
+//
+//   - a quiet page is a writable data page that no store of the reference
+//     run wrote: a load from one is thread-local, as a load from a
+//     read-only page is (localAccess);
+//   - a store of the patcher to text bytes that no worker fetched (in the
+//     window of an instruction it executed) or loaded in the reference run,
+//     outside every site of a function it executed, is a thread-local step
+//     of the patcher (patcherLocal).
+//
+// Neither takes the reference's word for it: every run checks the
+// assumption, and a store to a quiet page that is not already a
+// wrong-result hazard, an instruction fetch at an address the reference
+// never executed, or a load of such text that a store may write ends the
+// run without a verdict (Machine.OutOfSteps: the search is INCOMPLETE, and
+// says why). The argument that this loses no hazard is in the package doc
+// of explore. Config.NoQuiet turns both off; so does Unreduced.
+
+// initQuiet builds the quiet pages and the observed text from the
+// reference (New, after initResults).
+func (m *Machine) initQuiet() {
+	ref := m.ref
+	if ref == nil || m.cfg.Unreduced || m.cfg.NoQuiet || m.tr.on {
+		return
+	}
+	for i := range m.st.dataAt {
+		d := &m.st.dataAt[i]
+		q := make([]bool, d.size/PageSize)
+		any := false
+		for p := range q {
+			lo, hi := d.addr+uint64(p)*PageSize, d.addr+uint64(p+1)*PageSize
+			if d.ro != nil && d.ro[p] {
+				continue
+			}
+			k, _ := slices.BinarySearch(ref.Written, lo)
+			q[p] = k == len(ref.Written) || ref.Written[k] >= hi
+			any = any || q[p]
+		}
+		if any {
+			d.quiet = q
+		}
+	}
+	if len(m.st.dirty) == 0 {
+		return
+	}
+	n := uint64(len(m.text))
+	obs := make([]bool, n)
+	for _, a := range ref.Text {
+		off := a - m.img.Base
+		if a < m.img.Base || off >= n {
+			continue
+		}
+		for i := off; i < min(off+uint64(m.shape.maxLen), n); i++ {
+			obs[i] = true
+		}
+	}
+	// A site counts whole once the reference executed anything of its
+	// function or of the site itself: its bytes outside the function's
+	// instructions (arm64 CALL_OPS' literal before the entry, which the
+	// trampoline loads) are then the instrumentation's.
+	seen := func(lo, hi uint64) bool {
+		for o := lo; o < hi && o < n; o++ {
+			if obs[o] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range m.img.Sites {
+		lo := s.Addr - m.img.Base
+		hit := seen(lo, lo+uint64(s.Len))
+		for _, sym := range m.img.Symbols {
+			if !hit && sym.Name == s.Func {
+				hit = seen(sym.Addr-m.img.Base, sym.Addr-m.img.Base+sym.Size)
+			}
+		}
+		if hit {
+			for o := lo; o < lo+uint64(s.Len) && o < n; o++ {
+				obs[o] = true
+			}
+		}
+	}
+	m.st.obs = obs
+}
+
+// quietLoad reports whether the n bytes at a lie in quiet pages.
+func (m *Machine) quietLoad(a uint64, n int) bool {
+	for _, d := range m.st.dataAt {
+		if a >= d.addr && a+uint64(n) <= d.addr+d.size {
+			if d.quiet == nil {
+				return false
+			}
+			for p := (a - d.addr) / PageSize; p <= (a+uint64(n)-1-d.addr)/PageSize; p++ {
+				if !d.quiet[p] {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// quietStore reports whether a store of n bytes at a touches a quiet page.
+func (m *Machine) quietStore(a uint64, n int) bool {
+	return m.quietLoad(a, 1) || m.quietLoad(a+uint64(n)-1, 1)
+}
+
+// observed reports whether every byte of [off, off+n) of text that a store
+// may write lies in the text the reference observed.
+func (m *Machine) observed(off uint64, n int) bool {
+	for i := off; i < off+uint64(n) && i < uint64(len(m.text)); i++ {
+		if m.st.mutable[i] && !m.st.obs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// unobserved ends the run without a verdict: it did what
+// that the uninstrumented reference run never did, so the reductions of
+// quiet.go cannot vouch for its schedules.
+// A run that has already met a hazard goes on (it is evidence as it is).
+func (m *Machine) unobserved(what string) {
+	if m.done || len(m.hazards) > 0 {
+		return
+	}
+	m.outOfSteps = true
+	m.done = true
+	m.budgetWhy = fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet turns them off) do not hold for this run", what)
+}
+
+// patcherLocal reports whether the patcher's next step, on its CPU, is a
+// store to text bytes no worker reaches (none lies in a fetch window of an
+// instruction a worker executed in the reference, nor was loaded): it
+// commutes with every action of every other CPU.
+func (m *Machine) patcherLocal() bool {
+	if m.st.obs == nil || m.pop >= len(m.prog.Ops) || m.spin {
+		return false
+	}
+	op := &m.prog.Ops[m.pop]
+	if op.Kind != OpStore {
+		return false
+	}
+	s := op.Stores[0]
+	off := s.Addr - m.img.Base
+	for i := range s.Bytes {
+		if m.st.obs[off+uint64(i)] {
+			return false
+		}
+	}
+	return true
+}
