@@ -19,8 +19,11 @@ import (
 //   - the link and return conventions the detectors need (which stack
 //     slots hold a saved link value, which loads restore one);
 //   - naming registers and rendering bytes for reports;
-//   - its own tight loop over plain instructions (RunLocal's inner loop),
-//     so that straight-line code costs no interface call per instruction.
+//   - its own tight loop over plain instructions (RunLocal's inner loop:
+//     the ISA package's Run over the core's table of plain decodings, which
+//     stops at every step the detectors must see), so that straight-line
+//     code costs no interface call, and mostly no call at all, per
+//     instruction.
 //
 // Everything else (the worker step, site passes, detectors, the
 // scheduler, the patcher and the kernel services) is written once, in
@@ -39,8 +42,10 @@ type core interface {
 	// reg returns register r (the ISA's own number) of task t.
 	reg(t int8, r int) uint64
 	// hashTask feeds task t's registers to h, each value through rb (its
-	// addresses in the task's own stack relative to the stack: symmetry.go).
-	hashTask(h *hasher, t int8, rb *rebase)
+	// addresses in the task's own stack relative to the stack: symmetry.go),
+	// and returns both (by value, so that a caller's hasher stays on its
+	// stack).
+	hashTask(h hasher, t int8, rb rebase) (hasher, rebase)
 	// copyInto makes dst (reused when it is a core of the same kind, else
 	// allocated) a copy of this core and returns it.
 	copyInto(dst core) core

@@ -17,13 +17,13 @@ var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm
 
 // armCore is the ARM A32 core.
 type armCore struct {
-	st   *coreStatic[*arm.Cache, arm.Inst]
+	st   *coreStatic[*arm.Cache, arm.Resolved] // the plain decodings without armasm's view
 	regs [MaxTasks]arm.Regs
 	cur  *arm.Inst // the instruction decode returned
 }
 
 func newARMCore(img *kernel.Image) *armCore {
-	return &armCore{st: newCoreStatic[*arm.Cache, arm.Inst](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
+	return &armCore{st: newCoreStatic[*arm.Cache, arm.Resolved](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
 }
 
 func (k *armCore) reset(t int8, entry, sp uint64) {
@@ -38,12 +38,13 @@ func (k *armCore) arg(t int8, i int) uint64 { return uint64(k.regs[t].R[i]) }
 func (k *armCore) ret(t int8) uint64        { return uint64(k.regs[t].R[arm.R0]) }
 func (k *armCore) reg(t int8, r int) uint64 { return uint64(k.regs[t].R[r]) }
 
-func (k *armCore) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *armCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.R {
 		h.u64(rb.v(uint64(v)))
 	}
 	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
+	return h, rb
 }
 
 func (k *armCore) copyInto(dst core) core { return copyCore(k, dst) }
@@ -93,7 +94,7 @@ func (k *armCore) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, boo
 	return uint64(a), n, store, ok
 }
 
-func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
+func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
 func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	inst := k.st.tab.at(off)
@@ -102,36 +103,36 @@ func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	}
 	r := &k.regs[t]
 	pc, sp := r.R[arm.PC], r.R[arm.SP]
-	flow, err := arm.Exec(inst, r, m)
+	flow, err := inst.Exec(r, m)
 	m.plainDone(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
 	return true
 }
 
 // runPlain executes, back to back, thread-local instructions of task t
 // whose words are plain, and stops at the first step that needs the
-// general path, a hazard or the end of the run. Only a step that did more
-// than fall through (an error, a call or return, a control register loaded
-// from the stack) goes through plainStop.
+// general path, a hazard or the end of the run: arm.Run runs the
+// instructions the plain table holds, until one did more than fall
+// through (an error, a call or return, a load that may have loaded a
+// control register from the stack) and goes through plainStop, or the
+// table lacks the next one (fill may know it).
 func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
-	tab, base := k.st.tab, k.st.base
+	tab, base := k.st.tab, uint32(k.st.base)
 	max = m.plainBudget(max)
 	n := 0
 	for n < max {
-		pc := r.R[arm.PC]
-		inst := tab.local(uint64(pc) - base)
-		if inst == nil {
-			if inst = tab.fill(m, uint64(pc)-base); inst == nil {
+		m.loadedInto = 0
+		j, s := arm.Run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			if tab.fill(m, uint64(r.R[arm.PC]-base)) == nil {
 				break
 			}
+			continue
 		}
-		sp := r.R[arm.SP]
-		m.loadedInto = 0
-		m.steps++
-		n++
-		flow, err := arm.Exec(inst, r, m)
-		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP])) {
+		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, uint64(s.PC), s.Err, s.Flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(s.SP), uint64(r.R[arm.SP])) {
 			break
 		}
 	}

@@ -17,14 +17,14 @@ var arm64Shape = isaShape{align: 4, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{a
 
 // arm64Core is the ARMv8 A64 core.
 type arm64Core struct {
-	st   *coreStatic[*arm64.Cache, arm64.Inst]
-	img  *kernel.Image // for naming literal values in describe
+	st   *coreStatic[*arm64.Cache, arm64.Resolved] // the plain decodings without arm64asm's view
+	img  *kernel.Image                             // for naming literal values in describe
 	regs [MaxTasks]arm64.Regs
 	cur  *arm64.Inst // the instruction decode returned
 }
 
 func newARM64Core(img *kernel.Image) *arm64Core {
-	return &arm64Core{st: newCoreStatic[*arm64.Cache, arm64.Inst](arm64.NewCache(img.Base, len(img.Text)), img, arm64Shape.align), img: img}
+	return &arm64Core{st: newCoreStatic[*arm64.Cache, arm64.Resolved](arm64.NewCache(img.Base, len(img.Text)), img, arm64Shape.align), img: img}
 }
 
 func (k *arm64Core) reset(t int8, entry, sp uint64) {
@@ -47,7 +47,7 @@ func (k *arm64Core) reg(t int8, r int) uint64 {
 	return k.regs[t].PC
 }
 
-func (k *arm64Core) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *arm64Core) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.X {
 		h.u64(rb.v(v))
@@ -55,6 +55,7 @@ func (k *arm64Core) hashTask(h *hasher, t int8, rb *rebase) {
 	h.u64(rb.v(r.SP))
 	h.u64(rb.v(r.PC))
 	h.u64(b2u(r.N) | b2u(r.Z)<<1 | b2u(r.C)<<2 | b2u(r.V)<<3)
+	return h, rb
 }
 
 func (k *arm64Core) copyInto(dst core) core { return copyCore(k, dst) }
@@ -87,7 +88,7 @@ func (k *arm64Core) disasm(m *Machine, pc uint64) string {
 // reach shared data.
 func (k *arm64Core) localInst(bool) bool { return k.cur == nil || arm64.StackOrLiteral(k.cur) }
 
-func (k *arm64Core) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
+func (k *arm64Core) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
 func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	inst := k.st.tab.at(off)
@@ -96,33 +97,31 @@ func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	}
 	r := &k.regs[t]
 	pc, sp := r.PC, r.SP
-	flow, err := arm64.Exec(inst, r, m)
+	flow, err := inst.Exec(r, m)
 	m.plainDone(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP)
 	return true
 }
 
-// runPlain is RunLocal's inner loop on arm64, the same loop as ARM's over
-// the per-word table of plain decodings.
+// runPlain is RunLocal's inner loop on arm64, the same loop as ARM's
+// (arm64.Run) over the per-word table of plain decodings.
 func (k *arm64Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, k.st.base
 	max = m.plainBudget(max)
 	n := 0
 	for n < max {
-		pc := r.PC
-		inst := tab.local(pc - base)
-		if inst == nil {
-			if inst = tab.fill(m, pc-base); inst == nil {
+		m.loadedInto = 0
+		j, s := arm64.Run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			if tab.fill(m, r.PC-base) == nil {
 				break
 			}
+			continue
 		}
-		sp := r.SP
-		m.loadedInto = 0
-		m.steps++
-		n++
-		flow, err := arm64.Exec(inst, r, m)
-		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP) {
+		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.PC, r.X[arm64.LR], s.SP, r.SP) {
 			break
 		}
 	}

@@ -20,7 +20,7 @@ var riscvShape = isaShape{align: 2, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{r
 
 // riscvCore is the RV64 core.
 type riscvCore struct {
-	st   *coreStatic[*riscv.Cache, riscv.Inst]
+	st   *coreStatic[*riscv.Cache, riscv.Resolved] // the plain decodings without riscv64asm's view
 	regs [MaxTasks]riscv.Regs
 	cur  *riscv.Inst
 	// auipc is, per task, the last auipc it executed outside the fast
@@ -42,7 +42,7 @@ type auipcRec struct {
 }
 
 func newRISCVCore(img *kernel.Image) *riscvCore {
-	return &riscvCore{st: newCoreStatic[*riscv.Cache, riscv.Inst](riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align)}
+	return &riscvCore{st: newCoreStatic[*riscv.Cache, riscv.Resolved](riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align)}
 }
 
 func (k *riscvCore) reset(t int8, entry, sp uint64) {
@@ -58,7 +58,7 @@ func (k *riscvCore) arg(t int8, i int) uint64 { return k.regs[t].X[riscv.A0+i] }
 func (k *riscvCore) ret(t int8) uint64        { return k.regs[t].X[riscv.A0] }
 func (k *riscvCore) reg(t int8, r int) uint64 { return k.regs[t].X[r] }
 
-func (k *riscvCore) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *riscvCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.X[1:] {
 		h.u64(rb.v(v))
@@ -66,6 +66,7 @@ func (k *riscvCore) hashTask(h *hasher, t int8, rb *rebase) {
 	h.u64(rb.v(r.PC))
 	h.u64(b2u(r.Reserved) | uint64(r.ResSize)<<8)
 	h.u64(rb.v(r.ResAddr))
+	return h, rb
 }
 
 func (k *riscvCore) copyInto(dst core) core { return copyCore(k, dst) }
@@ -103,7 +104,7 @@ func (k *riscvCore) disasm(m *Machine, pc uint64) string { return riscv.Disasm(k
 // shared data (RISC-V has no literal pools); fence.i is visible.
 func (k *riscvCore) localInst(bool) bool { return k.cur == nil || riscv.StackOrLiteral(k.cur) }
 
-func (k *riscvCore) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
+func (k *riscvCore) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
 func (k *riscvCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	inst := k.st.tab.at(off)
@@ -112,7 +113,7 @@ func (k *riscvCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	}
 	r := &k.regs[t]
 	pc, sp := r.PC, r.X[riscv.SP]
-	flow, err := riscv.Exec(inst, r, m)
+	flow, err := inst.Exec(r, m)
 	m.plainDone(c, t, pc, err, flow, r.PC, pc+uint64(inst.Len), sp, r.X[riscv.SP])
 	return true
 }
@@ -125,20 +126,18 @@ func (k *riscvCore) runPlain(m *Machine, c, t int8, max int) int {
 	max = m.plainBudget(max)
 	n := 0
 	for n < max {
-		pc := r.PC
-		inst := tab.local(pc - base)
-		if inst == nil {
-			if inst = tab.fill(m, pc-base); inst == nil {
+		m.loadedInto = 0
+		j, s := riscv.Run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			if tab.fill(m, r.PC-base) == nil {
 				break
 			}
+			continue
 		}
-		sp := r.X[riscv.SP]
-		m.loadedInto = 0
-		m.steps++
-		n++
-		flow, err := riscv.Exec(inst, r, m)
-		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, pc, err, flow, r.PC, pc+uint64(inst.Len), sp, r.X[riscv.SP]) {
+		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.PC, s.PC+uint64(s.Len), s.SP, r.X[riscv.SP]) {
 			break
 		}
 	}

@@ -17,13 +17,24 @@ var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]
 
 // x86Core is the x86-64 core.
 type x86Core struct {
-	st   *coreStatic[*x86.Cache, x86.Inst]
+	st   *coreStatic[*x86.Cache, x86.Resolved] // the plain decodings without x86asm's view
 	regs [MaxTasks]x86.Regs
 	cur  *x86.Inst
+	// trapped holds the int3 handler's decodings of the new bytes of the
+	// program's stores, by store (shared by clones, as st is: the
+	// program is theirs too).
+	trapped map[*Store]*trapDecoding
+}
+
+// trapDecoding is a decoding of a store's new bytes for the int3 handler.
+type trapDecoding struct {
+	inst x86.Inst
+	err  error
 }
 
 func newX86Core(img *kernel.Image) *x86Core {
-	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Inst](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align)}
+	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Resolved](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align),
+		trapped: map[*Store]*trapDecoding{}}
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
@@ -45,13 +56,14 @@ func (k *x86Core) arg(t int8, i int) uint64 {
 func (k *x86Core) reg(t int8, r int) uint64 { return k.regs[t].R[r] }
 func (k *x86Core) ret(t int8) uint64        { return k.regs[t].R[x86.RAX] }
 
-func (k *x86Core) hashTask(h *hasher, t int8, rb *rebase) {
+func (k *x86Core) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]
 	for _, v := range r.R {
 		h.u64(rb.v(v))
 	}
 	h.u64(rb.v(r.RIP))
 	h.u64(r.Flags())
+	return h, rb
 }
 
 func (k *x86Core) copyInto(dst core) core { return copyCore(k, dst) }
@@ -88,7 +100,7 @@ func (k *x86Core) localInst(data bool) bool {
 	return x86.StackOrLiteral(k.cur) && !(data && x86.RIPRelative(k.cur))
 }
 
-func (k *x86Core) markPlain(off uint64) { k.st.tab.mark(off, k.cur) }
+func (k *x86Core) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
 func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	inst := k.st.tab.at(off)
@@ -97,33 +109,31 @@ func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 	}
 	r := &k.regs[t]
 	pc, sp := r.RIP, r.R[x86.RSP]
-	flow, err := x86.Exec(inst, r, m)
+	flow, err := inst.Exec(r, m)
 	m.plainDone(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
 	return true
 }
 
-// runPlain is RunLocal's inner loop on x86, the same loop as ARM's over
-// the per-byte table of plain decodings.
+// runPlain is RunLocal's inner loop on x86, the same loop as ARM's
+// (x86.Run) over the per-byte table of plain decodings.
 func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, k.st.base
 	max = m.plainBudget(max)
 	n := 0
 	for n < max {
-		pc := r.RIP
-		inst := tab.local(pc - base)
-		if inst == nil {
-			if inst = tab.fill(m, pc-base); inst == nil {
+		m.loadedInto = 0
+		j, s := x86.Run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			if tab.fill(m, r.RIP-base) == nil {
 				break
 			}
+			continue
 		}
-		sp := r.R[x86.RSP]
-		m.loadedInto = 0
-		m.steps++
-		n++
-		flow, err := x86.Exec(inst, r, m)
-		if (err != nil || flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP]) {
+		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
+			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.RIP, s.PC+uint64(s.Len), s.SP, r.R[x86.RSP]) {
 			break
 		}
 	}
@@ -159,13 +169,19 @@ func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
 		m.fault(c, t, pc, "int3 trap at an address the text_poke_bp table does not hold")
 		return
 	}
-	inst, err := x86.Decode(pc, store.Bytes)
+	d := k.trapped[store]
+	if d == nil {
+		d = &trapDecoding{}
+		d.inst, d.err = x86.Decode(pc, store.Bytes)
+		k.trapped[store] = d
+	}
+	inst, err := &d.inst, d.err
 	if err != nil {
 		m.fault(c, t, pc, fmt.Sprintf("int3 handler cannot decode the new instruction: %v", err))
 		return
 	}
 	next := pc + uint64(inst.Len)
-	desc := x86.Disasm(&inst, pc, m.img.Name)
+	desc := func() string { return x86.Disasm(inst, pc, m.img.Name) }
 	if target, ok := inst.Target(pc); ok && inst.Op == x86asm.CALL {
 		sp := r.R[x86.RSP]
 		m.cur = t
@@ -176,15 +192,19 @@ func (k *x86Core) trap(m *Machine, c, t int8, pc uint64) {
 		r.R[x86.RSP] = sp - 8
 		r.RIP = target
 		m.tasks[t].Shadow.Call(next, sp, target, m.st.callee[target])
-		m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler emulates the new " + desc + " (push the return address, jump)"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler emulates the new " + desc() + " (push the return address, jump)"})
+		}
 		return
 	}
 	if inst.Op == x86asm.NOP {
 		r.RIP = next
-		m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler emulates the new " + desc + " (skip it)"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "int3: handler emulates the new " + desc() + " (skip it)"})
+		}
 		return
 	}
-	m.fault(c, t, pc, "int3 handler cannot emulate "+desc)
+	m.fault(c, t, pc, "int3 handler cannot emulate "+desc())
 }
 
 // On x86 only ret loads the instruction pointer back from a saved link; an

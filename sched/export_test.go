@@ -104,7 +104,7 @@ func ProfileDump(m *Machine) string {
 		var h hasher
 		h.init()
 		var none rebase
-		m.core.hashTask(&h, int8(t), &none)
+		h, _ = m.core.hashTask(h, int8(t), none)
 		fmt.Fprintf(&b, "task%d state=%v regs=%x shadow=%d res=%v sum=%x\n", t, tk.State, h.sum(), tk.Shadow.N, tk.Results, m.stackSum[t])
 	}
 	var h hasher

@@ -235,7 +235,8 @@ func (m *Machine) fetchVariants(c int8, pc, off uint64) []fetchVariant {
 		if m.atomicOK(&v, off) {
 			// One variant per distinct instruction: decode to its length.
 			ln := n
-			if k, err := m.core.decode(pc, v.bytes[:n]); err == nil && k > 0 {
+			m.decodeBuf = v.bytes
+			if k, err := m.core.decode(pc, m.decodeBuf[:n]); err == nil && k > 0 {
 				ln = k
 			}
 			dup := false
@@ -363,7 +364,7 @@ func (m *Machine) checkCMODX(c, t int8, pc, off uint64, v *fetchVariant) {
 			break
 		}
 		// The word as c last synchronized on it, and as it is now.
-		var old, cur [8]byte
+		old, cur := &m.cmodxBuf[0], &m.cmodxBuf[1] // every byte below u is written
 		changed := false
 		for j := uint64(0); j < u; j++ {
 			o := w + j

@@ -187,7 +187,7 @@ type Machine struct {
 	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 
 	cpus  [MaxCPUs]CPU
-	tasks [MaxTasks]Task
+	tasks []Task // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
 	runq  [MaxTasks]int8
 	nrunq int8
 
@@ -227,8 +227,12 @@ type Machine struct {
 	syncStep [MaxCPUs]int    // for explanations: when and why each CPU last synchronized
 	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
 	fetchBuf fetchVariant
-	done     bool
-	tr       tracerState // the tracer kernel's state (tracer.go)
+	// Bytes handed to the core's decode and cmodxOK (interface calls: a
+	// local array passed there would be allocated on every call).
+	decodeBuf [maxFetch]byte
+	cmodxBuf  [2][8]byte
+	done      bool
+	tr        tracerState // the tracer kernel's state (tracer.go)
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
 	ref *detect.Results
@@ -388,6 +392,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	for c := range m.cpus {
 		m.cpus[c].Cur = -1
 	}
+	m.tasks = make([]Task, cfg.Tasks+1)
 	for t := 0; t <= cfg.Tasks; t++ {
 		task := &m.tasks[t]
 		task.State = Runnable
@@ -395,9 +400,6 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		task.Pass.Site = -1
 		k.reset(int8(t), img.Entry, m.stackTop(t))
 		m.enqueue(int8(t))
-	}
-	for i := int(cfg.Tasks) + 1; i < MaxTasks; i++ {
-		m.tasks[i].State = Exited
 	}
 	// Boot: ftrace_init() puts every site into its disabled form before
 	// anything runs.
@@ -545,8 +547,9 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced
-	hz, wt, k := m.hazards, m.wtrans, m.core
+	hz, wt, k, tasks := m.hazards, m.wtrans, m.core, m.tasks
 	*m = *src
+	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
 	m.wtrans = append(wt[:0], src.wtrans...)
 	m.text = append(text[:0], src.text...)
@@ -717,7 +720,7 @@ func (m *Machine) cpuRecord(c int) uint64 {
 // stack and (strict) pass record, addresses rebased by rb.
 func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	tk := &m.tasks[t]
-	m.core.hashTask(h, t, rb)
+	*h, *rb = m.core.hashTask(*h, t, *rb)
 	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16 | b2u(tk.Preempted)<<17)
 	if tk.link.on {
 		h.u64(rb.v(tk.link.val) ^ rb.v(tk.link.from)<<1 ^ uint64(tk.link.src)<<56)

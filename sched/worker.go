@@ -15,16 +15,56 @@ import (
 // passes, the torn-fetch check, execution, and the detectors of calls,
 // returns and control registers loaded from the stack.
 
-// Load implements isa.Bus for the task executing now.
+// Load implements isa.Bus for the task executing now. A whole word (or
+// doubleword) of its own stack, the loads of compiled code, is read here;
+// every other load goes through loadMem.
 func (m *Machine) Load(addr uint64, size int, reg uint8) (uint64, error) {
 	m.loads++
 	link := size == m.shape.linkSize && (reg == m.shape.linkRegs[0] || reg == m.shape.linkRegs[1])
+	if off := addr - m.stackLo(int(m.cur)); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && addr&3 == 0 && (size == 4 || size == 8) {
+		a := addr - StackBase
+		if link {
+			m.loadedLink = m.slots[a/4]
+			m.loadedFrom = addr
+			m.loadedInto = reg
+		}
+		if size == 4 {
+			return uint64(binary.LittleEndian.Uint32(m.stack[a : a+4])), nil
+		}
+		return binary.LittleEndian.Uint64(m.stack[a : a+8]), nil
+	}
 	return m.loadMem(addr, size, reg, link)
 }
 
-// Store implements isa.Bus for the task executing now.
+// Store implements isa.Bus for the task executing now; a store to its own
+// stack, outside the tracer kernel, is written here (a whole word or
+// doubleword that leaves the stack as it was, the commonest store of
+// compiled code, without a call).
 func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
 	m.stores++
+	t := int(m.cur)
+	if off := addr - m.stackLo(t); off < m.st.stackSize && off+uint64(size) <= m.st.stackSize && !m.tr.on {
+		if m.tasks[t].link.on {
+			reg = m.stackSource(reg)
+		}
+		if a := addr - StackBase; a&3 == 0 && !m.cfg.Record {
+			switch w := int(a / 4); size {
+			case 4:
+				if binary.LittleEndian.Uint32(m.stack[a:a+4]) != uint32(v) || m.slots[w] != reg {
+					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
+				}
+				return nil
+			case 8:
+				if binary.LittleEndian.Uint64(m.stack[a:a+8]) != v || m.slots[w] != reg || m.slots[w+1] != reg {
+					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
+					m.storeWord(t, w+1, m.stackLo(t), uint32(v>>32), reg)
+				}
+				return nil
+			}
+		}
+		m.storeStackOf(t, addr, size, v, reg)
+		return nil
+	}
 	return m.storeMem(addr, size, v, reg)
 }
 
@@ -90,7 +130,7 @@ func inRange(a uint64, size int, lo, hi uint64) bool {
 func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 	lo, hi := m.stackRange(m.cur)
 	if inRange(a, size, lo, hi) {
-		m.storeStack(a, size, v, m.stackSource(reg))
+		m.storeStackOf(int(m.cur), a, size, v, m.stackSource(reg))
 		if m.tr.on {
 			m.tiStored(a, lo, m.core.pc(m.cur))
 		}
@@ -123,45 +163,61 @@ func (m *Machine) stackRange(t int8) (uint64, uint64) {
 }
 
 func (m *Machine) storeStack(a uint64, size int, v uint64, reg uint8) {
+	m.storeStackOf(int((a-StackBase)/m.st.stackSize), a, size, v, reg) // a store lies in one task's stack
+}
+
+// storeStackOf is storeStack into the stack of task t, which holds the
+// size bytes at a.
+func (m *Machine) storeStackOf(t int, a uint64, size int, v uint64, reg uint8) {
 	off := a - StackBase
-	t := int(off / m.st.stackSize) // a store lies in one task's stack
 	lo := m.stackLo(t)
-	sum := &m.stackSum[t]
-	// Word by word: the old word's contribution to the hash goes out, the
-	// new one's comes in, and the word is written whole (never read back
-	// from bytes just stored).
-	for wb := off &^ 3; wb < off+uint64(size); wb += 4 {
-		p := m.stack[wb : wb+4 : wb+4]
-		w := int(wb / 4)
-		old := binary.LittleEndian.Uint32(p)
-		mask := uint64(1)<<(8*size) - 1 // size 8: 1<<64 is 0, the mask all ones
-		val := v
-		if off >= wb {
-			mask <<= 8 * (off - wb)
-			val <<= 8 * (off - wb)
-		} else {
-			mask >>= 8 * (wb - off)
-			val >>= 8 * (wb - off)
+	if off&3 == 0 && (size == 4 || size == 8) {
+		// Whole words, the stores of compiled code.
+		m.storeWord(t, int(off/4), lo, uint32(v), reg)
+		if size == 8 {
+			m.storeWord(t, int(off/4)+1, lo, uint32(v>>32), reg)
 		}
-		nw := old&^uint32(mask) | uint32(val&mask)
-		if nw == old && m.slots[w] == reg {
-			continue // the same word from the same source: the hash stays
-		}
-		o, fo := m.wordHash(w, t, lo)
-		binary.LittleEndian.PutUint32(p, nw)
-		m.slots[w] = reg
-		n, fn := m.wordHash(w, t, lo)
-		sum[0] += n[0] - o[0]
-		sum[1] += n[1] - o[1]
-		if fo {
-			m.foreign[t]--
-		}
-		if fn {
-			m.foreign[t]++
+	} else {
+		for wb := off &^ 3; wb < off+uint64(size); wb += 4 {
+			old := binary.LittleEndian.Uint32(m.stack[wb : wb+4])
+			mask := uint64(1)<<(8*size) - 1 // size 8: 1<<64 is 0, the mask all ones
+			val := v
+			if off >= wb {
+				mask <<= 8 * (off - wb)
+				val <<= 8 * (off - wb)
+			} else {
+				mask >>= 8 * (wb - off)
+				val >>= 8 * (wb - off)
+			}
+			m.storeWord(t, int(wb/4), lo, old&^uint32(mask)|uint32(val&mask), reg)
 		}
 	}
 	if m.cfg.Record {
 		m.recordStack(a, size, reg)
+	}
+}
+
+// storeWord writes nw, from reg, to stack word w of task t (whose stack
+// starts at lo): the old word's contribution to the hash goes out, the new
+// one's comes in, and the word is written whole (never read back from
+// bytes just stored).
+func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
+	p := m.stack[4*w : 4*w+4 : 4*w+4]
+	if binary.LittleEndian.Uint32(p) == nw && m.slots[w] == reg {
+		return // the same word from the same source: the hash stays
+	}
+	o, fo := m.wordHash(w, t, lo)
+	binary.LittleEndian.PutUint32(p, nw)
+	m.slots[w] = reg
+	n, fn := m.wordHash(w, t, lo)
+	sum := &m.stackSum[t]
+	sum[0] += n[0] - o[0]
+	sum[1] += n[1] - o[1]
+	if fo {
+		m.foreign[t]--
+	}
+	if fn {
+		m.foreign[t]++
 	}
 }
 

@@ -18,32 +18,40 @@ var errFetch = wrapMemory("fetch outside the text segment or misaligned")
 var decodeMu sync.Mutex
 
 // Inst is one decoded A32 instruction, with its operands resolved for the
-// executor. Arch keeps armasm's own view (for disassembly); the other fields
-// are derived from it once, at decode time.
+// executor. Arch keeps armasm's own view (for disassembly); Resolved, the
+// executor's part, is derived from it once, at decode time.
 type Inst struct {
+	Resolved
 	Arch armasm.Inst
-	Word uint32
-	Fam  armasm.Op // the instruction family: Arch.Op with the condition set to AL
-	Cond Cond      // AL for unconditional instructions
-	S    bool      // sets the flags
+}
+
+// Resolved is what Exec needs of an instruction, without armasm's view:
+// its word and the operands resolved from it, the fields the fast paths
+// read first. A table of them (package sched's plain decodings) is a
+// third of the size of one of Insts.
+type Resolved struct {
+	// Resolved once by compile so that Exec switches on a dense code.
+	x    xop
+	fast uint8 // the form Exec runs on its fast path (fast.go), or fastNone
+	Cond Cond  // AL for unconditional instructions
+	S    bool  // sets the flags
 
 	Rd, Rn, Rm, Ra uint8 // register operands, as the family uses them
 	Op2            operand
 	Mem            armasm.Mem
-	List           uint16
-	Target         int32 // PC-relative branch displacement from pc+8
+	Word           uint32
 	Imm            uint32
+	Target         int32 // PC-relative branch displacement from pc+8
+	mStart         int32 // LDM/STM/PUSH/POP: first address − base
+	mFinal         int32 // written-back base − base
+	List           uint16
+	Fam            armasm.Op // the instruction family: Arch.Op with the condition set to AL
+	mBase          uint8     // LDM/STM/PUSH/POP: base register
+	mLoad          bool      // LDM/POP
+	mWback         bool
+	linkLoad       bool // a load that may write lr or pc (Run stops after it)
 
 	err error // isa.ErrUnsupported when the executor cannot run it
-
-	// Resolved once by compile so that Exec switches on a dense code.
-	x      xop
-	fast   uint8 // the form Exec runs on its fast path (fast.go), or fastNone
-	mBase  uint8 // LDM/STM/PUSH/POP: base register
-	mLoad  bool  // LDM/POP
-	mWback bool
-	mStart int32 // first address − base
-	mFinal int32 // written-back base − base
 }
 
 // xop is the executor's dense operation code, one per Fam it runs.
@@ -150,12 +158,23 @@ var xops = map[armasm.Op]xop{
 }
 
 // resolve fills the executor's fields of a supported inst.
-func resolve(inst *Inst) {
+func resolve(inst *Resolved) {
 	inst.x = xops[inst.Fam]
-	inst.fast = fastForm(inst)
-	if inst.x != xMultiple {
-		return
+	if inst.x == xMultiple {
+		resolveMultiple(inst)
 	}
+	inst.fast = fastForm(inst)
+	const link = 1<<LR | 1<<PC
+	switch inst.x {
+	case xLDR, xLDRB, xLDRH, xLDRSB, xLDRSH, xLDRD:
+		inst.linkLoad = 1<<inst.Rd&link != 0 || inst.x == xLDRD && 1<<inst.Ra&link != 0
+	case xMultiple:
+		inst.linkLoad = inst.mLoad && inst.List&link != 0
+	}
+}
+
+// resolveMultiple fills the fields of LDM*, STM*, PUSH and POP.
+func resolveMultiple(inst *Resolved) {
 	n := int32(bits.OnesCount16(inst.List)) * 4
 	inst.mWback = true
 	switch inst.Fam {
@@ -185,13 +204,13 @@ func resolve(inst *Inst) {
 
 // operand is the flexible second operand of data-processing instructions.
 type operand struct {
+	imm      uint32
 	kind     uint8 // opImm, opReg, opRegShift, opRegShiftReg
 	reg      uint8
 	shift    armasm.Shift
 	count    uint8 // immediate shift amount
 	sreg     uint8 // register holding the shift amount
-	imm      uint32
-	immCarry int8 // -1: carry unchanged, 0/1: shifter carry-out of a rotated immediate
+	immCarry int8  // -1: carry unchanged, 0/1: shifter carry-out of a rotated immediate
 }
 
 const (
@@ -217,7 +236,7 @@ func Decode(pc uint32, w uint32) (Inst, error) {
 	decodeMu.Unlock()
 	if err != nil {
 		// The Inst is still safe to Exec: it fails with isa.ErrUndecodable.
-		return Inst{Word: w, Cond: AL, err: isa.ErrUndecodable}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: isa.ErrUndecodable}
+		return Inst{Resolved: Resolved{Word: w, Cond: AL, err: isa.ErrUndecodable}}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: isa.ErrUndecodable}
 	}
 	return compile(ai, w), nil
 }
@@ -277,7 +296,7 @@ func NewCache(base uint32, size int) *Cache {
 func (c *Cache) Lookup(pc uint32, w uint32) (*Inst, error) {
 	e := c.c.Entry(uint64(pc))
 	if e == nil {
-		return &Inst{Word: w, Cond: AL, err: errFetch}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: errFetch}
+		return &Inst{Resolved: Resolved{Word: w, Cond: AL, err: errFetch}}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: errFetch}
 	}
 	if e.Valid && e.Inst.Word == w {
 		return &e.Inst, e.Err
@@ -324,7 +343,8 @@ func unsupported(inst *Inst) {
 
 // compile resolves armasm's operands into the fields Exec uses.
 func compile(ai armasm.Inst, w uint32) Inst {
-	inst := Inst{Arch: ai, Word: w}
+	inst := Inst{Arch: ai}
+	inst.Word = w
 	cond := ai.Op & 15
 	inst.Fam = ai.Op&^15 | 14
 	switch {
@@ -614,7 +634,7 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	if !ok {
 		unsupported(&inst)
 	} else {
-		resolve(&inst)
+		resolve(&inst.Resolved)
 	}
 	return inst
 }

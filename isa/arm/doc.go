@@ -13,9 +13,12 @@
 // Bus sees every load and store with the register it came from or goes to:
 // that is all a detector needs for stack-slot provenance. Exec reports how
 // control left the instruction (isa.Flow) so that callers can follow calls and
-// returns without re-decoding. Data processing without pc operands and
-// word loads and stores with an immediate offset run on a fast path inside
-// Exec (fast.go), tested against the general path.
+// returns without re-decoding. Data processing without pc operands, word
+// loads and stores with an immediate offset and one-register push and pop
+// run on a fast path (fast.go), tested against the general path. Run is the
+// same executor over a table of decodings (Resolved, the executor's part of
+// an Inst), instruction after instruction, with data processing inline:
+// the plain loop of package sched; Exec is Run over a table of one.
 //
 // The saturating forms (SSAT, USAT, SMLA<x><y>, SMLAW<y>) set the sticky
 // Q flag on saturation or overflow; Q is not modelled, since nothing gcc

@@ -60,90 +60,43 @@ func (r *Regs) read(n uint8) uint32 {
 // Exec executes inst, fetched from r.R[15], against r and bus. On success
 // R[15] holds the next address. An error leaves r in an unspecified state
 // and is an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrMemory or the isa.Bus's error.
-func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
-	pc := r.R[PC]
-	// A failed condition makes any instruction a no-op, even one this
-	// executor cannot run (A8.3).
-	if inst.Cond != AL && !r.Passed(inst.Cond) {
-		r.R[PC] = pc + 4
-		return isa.FlowSkipped, nil
-	}
-	if inst.fast == fastDP {
-		// The fast path for data processing (fast.go), inline: a call
-		// here costs as much as the operation.
-		o := &inst.Op2
-		var op2 uint32
-		c := r.C
-		switch o.kind {
-		case opImm:
-			op2 = o.imm
-			if o.immCarry >= 0 {
-				c = o.immCarry == 1
-			}
-		case opReg:
-			op2 = r.R[o.reg]
-		default:
-			op2, c = r.operand2(o)
-		}
-		x := inst.x
-		rn := r.R[inst.Rn] // unused by MOV and MVN
-		v := r.V
-		var res uint32
-		switch x {
-		case xMOV:
-			res = op2
-		case xADD, xCMN:
-			res, c, v = addWithCarry(rn, op2, false)
-		case xSUB, xCMP:
-			res, c, v = addWithCarry(rn, ^op2, true)
-		case xAND, xTST:
-			res = rn & op2
-		case xORR:
-			res = rn | op2
-		case xEOR, xTEQ:
-			res = rn ^ op2
-		case xBIC:
-			res = rn &^ op2
-		case xMVN:
-			res = ^op2
-		case xRSB:
-			res, c, v = addWithCarry(op2, ^rn, true)
-		case xADC:
-			res, c, v = addWithCarry(rn, op2, r.C)
-		case xSBC:
-			res, c, v = addWithCarry(rn, ^op2, r.C)
-		case xRSC:
-			res, c, v = addWithCarry(op2, ^rn, r.C)
-		}
-		if inst.S {
-			r.N, r.Z, r.C, r.V = res>>31 != 0, res == 0, c, v
-		}
-		if x < xTST || x > xCMN {
-			r.R[inst.Rd] = res
-		}
-		r.R[PC] = pc + 4
-		return isa.FlowNext, nil
-	}
-	if inst.fast == fastLS {
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec(r, bus) }
+
+// Exec executes inst as the package's Exec does.
+func (inst *Resolved) Exec(r *Regs, bus isa.Bus) (isa.Flow, error) {
+	one := [1]*Resolved{inst}
+	_, s := Run(one[:], r.R[PC], r, bus, 1)
+	return s.Flow, s.Err
+}
+
+// slow executes inst, whose condition passed, at pc: the fast load and
+// store forms, then the general path.
+func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
+	switch inst.fast {
+	case fastLS:
 		if flow, ok, err := execLS(inst, r, bus, pc); ok {
+			return flow, err
+		}
+	case fastM1:
+		if flow, ok, err := execM1(inst, r, bus, pc); ok {
 			return flow, err
 		}
 	}
 	if inst.err != nil {
 		e := &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}
 		if inst.err == isa.ErrUnsupported {
-			e.Disasm = Disasm(inst, pc, nil)
+			e.Disasm = DisasmWord(pc, inst.Word)
 		}
 		return isa.FlowNext, e
 	}
 	flow, err := exec(inst, r, bus, pc)
 	if err != nil {
-		return flow, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Disasm: Disasm(inst, pc, nil), Err: err}
+		return flow, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(inst.Word), Unit: 4, Disasm: DisasmWord(pc, inst.Word), Err: err}
 	}
 	return flow, nil
 }
 
-func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
+func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 	next := pc + 4
 	switch x := inst.x; x {
 	case xNop:
@@ -393,7 +346,7 @@ func extend(x xop, v uint32) uint32 {
 	return uint32(int32(int16(v))) // xSXTH, xSXTAH
 }
 
-func dataProc(inst *Inst, x xop, r *Regs, next uint32) (isa.Flow, error) {
+func dataProc(inst *Resolved, x xop, r *Regs, next uint32) (isa.Flow, error) {
 	op2, c := r.operand2(&inst.Op2)
 	v := r.V
 	var res, rn uint32
@@ -470,7 +423,7 @@ func (r *Regs) address(m *armasm.Mem) (base, off, addr uint32) {
 	return base, off, addr
 }
 
-func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+func loadStore(inst *Resolved, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
 	m := &inst.Mem
 	base, off, addr := r.address(m)
 	size := 4
@@ -480,7 +433,13 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	}
-	if addr&uint32(size-1) != 0 {
+	// ARMv7 with SCTLR.A = 0, as Linux runs (ARM ARM A3.2.1): LDR, STR,
+	// LDRH, LDRSH and STRH may be unaligned, and are then made of byte
+	// accesses (they are not single-copy atomic); gcc for v6+ emits them
+	// (-munaligned-access: two byte loads merged into an ldrh). LDRD,
+	// STRD, LDM, STM and a load into the pc must be aligned.
+	unaligned := addr&uint32(size-1) != 0
+	if unaligned && (x == xLDRD || x == xSTRD || inst.Rd == PC) {
 		return isa.FlowNext, wrapMemory("unaligned access")
 	}
 	flow := isa.FlowNext
@@ -490,7 +449,13 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 		if size < 4 {
 			v &= 1<<(8*size) - 1
 		}
-		if err := store(bus, addr, size, v, inst.Rd); err != nil {
+		if unaligned {
+			for i := 0; i < size; i++ {
+				if err := store(bus, addr+uint32(i), 1, v>>(8*i)&0xff, inst.Rd); err != nil {
+					return isa.FlowNext, err
+				}
+			}
+		} else if err := store(bus, addr, size, v, inst.Rd); err != nil {
 			return isa.FlowNext, err
 		}
 	case xSTRD:
@@ -511,7 +476,17 @@ func loadStore(inst *Inst, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Flow, 
 		}
 		r.R[inst.Rd], r.R[inst.Ra] = lo, hi
 	default: // loads
-		v, err := load(bus, addr, size, inst.Rd)
+		var v uint32
+		var err error
+		if unaligned {
+			for i := 0; i < size && err == nil; i++ { // lowest address first
+				var b uint32
+				b, err = load(bus, addr+uint32(i), 1, inst.Rd)
+				v |= b << (8 * i)
+			}
+		} else {
+			v, err = load(bus, addr, size, inst.Rd)
+		}
 		if err != nil {
 			return isa.FlowNext, err
 		}
@@ -552,7 +527,7 @@ func wrapMemory(s string) error { return isa.Detail(s, isa.ErrMemory) }
 
 // multiple executes PUSH, POP, LDM* and STM* (A8.8.58–A8.8.62, A8.8.199–).
 // Registers go lowest first to the lowest address.
-func multiple(inst *Inst, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
+func multiple(inst *Resolved, r *Regs, bus isa.Bus, next uint32) (isa.Flow, error) {
 	b := r.R[inst.mBase]
 	addr := b + uint32(inst.mStart)
 	if addr&3 != 0 {

@@ -8,7 +8,8 @@ import (
 )
 
 // Exec's fast paths give what the general path gives: every data-processing
-// and single-register load or store word of a random sample that takes
+// single-register load or store and one-register block transfer word of a
+// random sample that takes
 // one, from random registers and flags, ends in the same registers, flags,
 // flow, error and memory accesses as with the fast path turned off.
 func TestFastPathIsTheGeneralPath(t *testing.T) {
@@ -17,8 +18,15 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 	forms := map[uint8]int{}
 	for i := 0; i < 400000; i++ {
 		w := rng.Uint32()&^(3<<26) | uint32(rng.Intn(15))<<28 // data processing, any condition but 1111
-		if rng.Intn(2) == 0 {
+		switch rng.Intn(4) {
+		case 0, 1:
 			w = w&^(7<<25) | 2<<25 // load/store word or byte, immediate offset
+		case 2:
+			// block transfer of one register (no user-mode S bit)
+			w = w&^(7<<25|1<<22|0xffff) | 4<<25 | 1<<rng.Intn(16)
+			if rng.Intn(2) == 0 {
+				w = w&^(0xf<<16) | uint32(SP)<<16 // push and pop
+			}
 		}
 		inst, err := Decode(execPC, w)
 		if err != nil || inst.fast == fastNone {
@@ -54,4 +62,5 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 	}
 	require.Greater(t, forms[fastDP], 10000)
 	require.Greater(t, forms[fastLS], 10000)
+	require.Greater(t, forms[fastM1], 10000)
 }

@@ -37,6 +37,12 @@ func compile(inst *Inst) {
 			inst.err = isa.ErrUnsupported
 		}
 	}
+	switch inst.x {
+	case xLoad, xLoadAcq:
+		inst.linkLoad = inst.rd == LR
+	case xLoadPair:
+		inst.linkLoad = inst.rd == LR || inst.ra == LR
+	}
 }
 
 // classOps lists, for each executor op, the arm64asm mnemonics (aliases

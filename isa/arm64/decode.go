@@ -26,9 +26,14 @@ const (
 // disassembly); the other fields are derived from the word once, at decode
 // time, so that Exec switches on a dense code and never looks at Arch.
 type Inst struct {
-	// The executor's fields come first, so that running a decoded
-	// instruction touches as few cache lines as possible; Arch, which only
-	// disassembly reads, comes last.
+	Resolved
+	Arch arm64asm.Inst
+}
+
+// Resolved is what Exec needs of an instruction, without arm64asm's view:
+// its word and the operands resolved from it. A table of them (package
+// sched's plain decodings) is less than half the size of one of Insts.
+type Resolved struct {
 	Word uint32
 
 	x        xop
@@ -46,9 +51,8 @@ type Inst struct {
 	sx       uint8 // loads: 0 zero-extend, 32 or 64 sign-extend to that width
 	invert   bool  // logical (register): the second operand is inverted (BIC, ORN, EON)
 	barrier  uint8 // 1 ISB, 2 DMB, 3 DSB
+	linkLoad bool  // a load into the link register (Run stops after it)
 	err      error // isa.ErrUnsupported (possibly wrapped) when Exec cannot run it
-
-	Arch arm64asm.Inst
 }
 
 // Addressing modes of loads and stores.
@@ -148,9 +152,10 @@ func Decode(pc uint64, w uint32) (Inst, error) {
 	ai, err := arm64asm.Decode(b[:])
 	decodeMu.Unlock()
 	if err != nil {
-		return Inst{Word: w, err: isa.ErrUndecodable}, &isa.Fault{PC: pc, Bytes: b[:], Unit: 4, Err: isa.ErrUndecodable}
+		return Inst{Resolved: Resolved{Word: w, err: isa.ErrUndecodable}}, &isa.Fault{PC: pc, Bytes: b[:], Unit: 4, Err: isa.ErrUndecodable}
 	}
-	inst := Inst{Arch: ai, Word: w}
+	inst := Inst{Arch: ai}
+	inst.Word = w
 	compile(&inst)
 	return inst, nil
 }
@@ -175,7 +180,7 @@ var errFetch = isa.Detail("fetch outside the text segment or misaligned", isa.Er
 func (c *Cache) Lookup(pc uint64, w uint32) (*Inst, error) {
 	e := c.c.Entry(pc)
 	if e == nil {
-		return &Inst{Word: w, err: errFetch}, &isa.Fault{PC: pc, Bytes: wordBytes(w), Unit: 4, Err: errFetch}
+		return &Inst{Resolved: Resolved{Word: w, err: errFetch}}, &isa.Fault{PC: pc, Bytes: wordBytes(w), Unit: 4, Err: errFetch}
 	}
 	if e.Valid && e.Inst.Word == w {
 		return &e.Inst, e.Err

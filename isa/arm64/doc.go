@@ -16,7 +16,9 @@
 // word is unchanged, so a write to text never leaves a stale decoding.
 //
 // Exec runs one decoded instruction against a register file and an
-// isa.Bus. Its conventions:
+// isa.Bus (Run, the same executor over a table of decodings, Resolved, runs
+// instruction after instruction: the plain loop of package sched; Exec is
+// Run over a table of one). Its conventions:
 //
 //   - Calls: BL and BLR link x30 and report isa.FlowCall.
 //   - Returns: RET Xn, with any register, reports isa.FlowReturn. The

@@ -68,30 +68,33 @@ func (r *Regs) set(n uint8, v uint64) {
 // an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrUndecodable,
 // isa.ErrBreakpoint (BRK: r untouched, PC still at the BRK),
 // isa.ErrMemory or the Bus's error.
-func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
-	pc := r.PC
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec(r, bus) }
+
+// Exec executes inst as the package's Exec does.
+func (inst *Resolved) Exec(r *Regs, bus isa.Bus) (isa.Flow, error) {
+	one := [1]*Resolved{inst}
+	_, s := Run(one[:], r.PC, r, bus, 1)
+	return s.Flow, s.Err
+}
+
+// disasm is Disasm of inst at pc, decoded again from its word.
+func (inst *Resolved) disasm(pc uint64) string {
+	d, _ := Decode(pc, inst.Word)
+	return Disasm(&d, pc, nil)
+}
+
+// slow executes inst, which is not one of Run's inline operations, at pc.
+func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	if inst.err != nil {
 		e := &isa.Fault{PC: pc, Bytes: wordBytes(inst.Word), Unit: 4, Err: inst.err}
 		if inst.err != isa.ErrUndecodable {
-			e.Disasm = Disasm(inst, pc, nil)
+			e.Disasm = inst.disasm(pc)
 		}
 		return isa.FlowNext, e
 	}
-	// The commonest operations straight from here: a call to exec costs as
-	// much as the operation.
-	switch inst.x {
-	case xAddImm, xSubImm, xAddReg, xSubReg:
-		addSub(inst, r)
-		r.PC = pc + 4
-		return isa.FlowNext, nil
-	case xAndImm, xOrrImm, xEorImm, xAndReg, xOrrReg, xEorReg:
-		logical(inst, r)
-		r.PC = pc + 4
-		return isa.FlowNext, nil
-	}
 	flow, err := exec(inst, r, bus, pc)
 	if err != nil {
-		return flow, &isa.Fault{PC: pc, Bytes: wordBytes(inst.Word), Unit: 4, Disasm: Disasm(inst, pc, nil), Err: err}
+		return flow, &isa.Fault{PC: pc, Bytes: wordBytes(inst.Word), Unit: 4, Disasm: inst.disasm(pc), Err: err}
 	}
 	return flow, nil
 }
@@ -101,7 +104,7 @@ var (
 	errAlign   = isa.Detail("unaligned load-acquire/store-release", isa.ErrMemory)
 )
 
-func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
+func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	next := pc + 4
 	sf := inst.sf
 	switch inst.x {
@@ -297,7 +300,7 @@ func extendReg(v uint64, option, shift uint8) uint64 {
 	return v << shift
 }
 
-func addSub(inst *Inst, r *Regs) {
+func addSub(inst *Resolved, r *Regs) {
 	x := r.get(inst.rn)
 	var y uint64
 	sub, carry := false, false
@@ -328,7 +331,7 @@ func addSub(inst *Inst, r *Regs) {
 	r.set(inst.rd, res)
 }
 
-func logical(inst *Inst, r *Regs) {
+func logical(inst *Resolved, r *Regs) {
 	x := r.get(inst.rn)
 	var y uint64
 	switch inst.x {
@@ -362,7 +365,7 @@ func logical(inst *Inst, r *Regs) {
 }
 
 // bitfield executes SBFM, BFM and UBFM (ARM ARM C6.2.239, C6.2.29, C6.2.366).
-func bitfield(inst *Inst, r *Regs) {
+func bitfield(inst *Resolved, r *Regs) {
 	src := r.get(inst.rn)
 	wmask, tmask := inst.imm, inst.imm2
 	var rot uint64
@@ -390,7 +393,7 @@ func bitfield(inst *Inst, r *Regs) {
 	r.set(inst.rd, trunc(res, inst.sf))
 }
 
-func twoSource(inst *Inst, n, m uint64) uint64 {
+func twoSource(inst *Resolved, n, m uint64) uint64 {
 	sf := inst.sf
 	if !sf {
 		n, m = n&0xffffffff, m&0xffffffff
@@ -423,7 +426,7 @@ func twoSource(inst *Inst, n, m uint64) uint64 {
 	return shiftReg(n, 3, uint8(m%width), sf)
 }
 
-func oneSource(inst *Inst, v uint64) uint64 {
+func oneSource(inst *Resolved, v uint64) uint64 {
 	if !inst.sf {
 		x := uint32(v)
 		switch inst.x {
@@ -454,7 +457,7 @@ func oneSource(inst *Inst, v uint64) uint64 {
 	return uint64(bits.LeadingZeros64(v^uint64(int64(v)>>1)) - 1) // CLS
 }
 
-func threeSource(inst *Inst, r *Regs) uint64 {
+func threeSource(inst *Resolved, r *Regs) uint64 {
 	n, m, a := r.get(inst.rn), r.get(inst.rm), r.get(inst.ra)
 	switch inst.x {
 	case xMadd:
@@ -486,7 +489,7 @@ func threeSource(inst *Inst, r *Regs) uint64 {
 
 // address computes the effective address and the written-back base of a
 // load or store, checking SP alignment when SP is the base.
-func address(inst *Inst, r *Regs, pc uint64) (addr, wback uint64, err error) {
+func address(inst *Resolved, r *Regs, pc uint64) (addr, wback uint64, err error) {
 	if inst.mode == modeLit {
 		return pc + inst.imm, 0, nil
 	}
@@ -526,7 +529,7 @@ func extendLoad(v uint64, size, sx uint8) uint64 {
 	return v
 }
 
-func loadStore1(inst *Inst, r *Regs, bus isa.Bus, pc uint64) error {
+func loadStore1(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) error {
 	addr, wback, err := address(inst, r, pc)
 	if err != nil {
 		return err
@@ -559,7 +562,7 @@ func loadStore1(inst *Inst, r *Regs, bus isa.Bus, pc uint64) error {
 
 // loadStorePair executes LDP, LDPSW and STP; the first register goes to
 // the lower address (ARM ARM C6.2.164, C6.2.321).
-func loadStorePair(inst *Inst, r *Regs, bus isa.Bus) error {
+func loadStorePair(inst *Resolved, r *Regs, bus isa.Bus) error {
 	addr, wback, err := address(inst, r, 0)
 	if err != nil {
 		return err
@@ -616,7 +619,7 @@ func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
 	default:
 		return 0, 0, false, false
 	}
-	a, _, err := address(inst, r, 0)
+	a, _, err := address(&inst.Resolved, r, 0)
 	if err != nil {
 		return 0, 0, false, false
 	}

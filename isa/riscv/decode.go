@@ -23,24 +23,34 @@ var decodeMu sync.Mutex
 // Len 2; Enc then holds the 16-bit halfword. Inst keeps that length, so a
 // compressed instruction advances the pc by 2.
 type Inst struct {
+	Resolved
 	Arch riscv64asm.Inst
-	Enc  uint32 // the raw encoding: a word, or the halfword of an RVC instruction
-	Len  uint8  // 2 (RVC) or 4
+}
+
+// Resolved is what Exec needs of an instruction, without riscv64asm's
+// view: its encoding and the operands resolved from it. A table of them
+// (package sched's plain decodings) is a third of the size of one of
+// Insts.
+type Resolved struct {
+	Enc uint32 // the raw encoding: a word, or the halfword of an RVC instruction
+	Len uint8  // 2 (RVC) or 4
 
 	Rd, Rs1, Rs2 uint8 // register operands, as the instruction uses them
+	x            xop
+	decoded      bool  // Arch holds riscv64asm's decoding (for a fault's disassembly)
+	linkLoad     bool  // a load (or atomic) into ra: Run stops after it
 	Imm          int64 // the sign-extended immediate (branch and jump offsets from pc; lui/auipc already shifted)
 
-	x   xop
 	err error // isa.ErrUnsupported, isa.ErrUndecodable or a fetch fault when Exec cannot run it
 }
 
 // IsFenceI reports whether inst is fence.i, the instruction that
 // synchronizes this hart's instruction fetch with the stores before it
 // (Zifencei; model.md §1a): the machine treats it as a synchronization point.
-func (inst *Inst) IsFenceI() bool { return inst.x == xFenceI }
+func (inst *Resolved) IsFenceI() bool { return inst.x == xFenceI }
 
 // Supported reports whether Exec can run inst.
-func (inst *Inst) Supported() bool { return inst.err == nil }
+func (inst *Resolved) Supported() bool { return inst.err == nil }
 
 // xop is the executor's dense operation code, one per instruction it runs.
 type xop uint8
@@ -290,7 +300,7 @@ func undecodable(pc uint64, b []byte, why string) (Inst, error) {
 		err = isa.Detail(why, isa.ErrUndecodable)
 	}
 	n := min(len(b), 4)
-	inst := Inst{Len: uint8(n), err: err}
+	inst := Inst{Resolved: Resolved{Len: uint8(n), err: err}}
 	for i := n - 1; i >= 0; i-- {
 		inst.Enc = inst.Enc<<8 | uint32(b[i])
 	}
@@ -305,7 +315,7 @@ func unit(n int) int {
 }
 
 // Bytes returns the instruction's bytes as they sit in memory.
-func (inst *Inst) Bytes() []byte {
+func (inst *Resolved) Bytes() []byte {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], inst.Enc)
 	return b[:min(inst.Len, 4)]
@@ -318,7 +328,8 @@ func regArg(a riscv64asm.Arg) (uint8, bool) {
 
 // compile resolves riscv64asm's operands into the fields Exec uses.
 func compile(ai riscv64asm.Inst, enc uint32, n uint8) Inst {
-	inst := Inst{Arch: ai, Enc: enc, Len: n}
+	inst := Inst{Arch: ai}
+	inst.Enc, inst.Len, inst.decoded = enc, n, ai.Op != 0
 	info, known := ops[ai.Op]
 	args := ai.Args
 	ok := known
@@ -394,6 +405,7 @@ func compile(ai riscv64asm.Inst, enc uint32, n uint8) Inst {
 	} else {
 		inst.err = isa.ErrUnsupported
 	}
+	inst.linkLoad = inst.Rd == RA && (inst.x >= xLB && inst.x <= xLWU || inst.x >= xLRW && inst.x <= xAMOMAXUD)
 	return inst
 }
 
@@ -420,7 +432,7 @@ func (c *Cache) Lookup(pc uint64, b []byte) (*Inst, error) {
 	e := c.c.Entry(pc)
 	if e == nil {
 		n := min(len(b), 4)
-		inst := &Inst{Len: uint8(n), err: errFetch}
+		inst := &Inst{Resolved: Resolved{Len: uint8(n), err: errFetch}}
 		return inst, &isa.Fault{PC: pc, Bytes: append([]byte(nil), b[:n]...), Unit: unit(n), Err: errFetch}
 	}
 	if e.Valid && e.Err == nil {

@@ -23,7 +23,10 @@
 // also how the t0-era ftrace trampolines return into the traced function;
 // other jumps and taken branches are branches (see Exec for the exact rules).
 // Inst.IsFenceI marks fence.i, which the machine treats as the hart's
-// instruction-fetch synchronization point (Ziccif and model.md §1a).
+// instruction-fetch synchronization point (Ziccif and model.md §1a). Run is
+// the same executor over a table of decodings (Resolved, the executor's
+// part of an Inst), instruction after instruction: the plain loop of
+// package sched; Exec is Run over a table of one.
 //
 // Imports: package isa (Flow, Bus, Fault and the sentinels every ISA shares),
 // the standard library and riscv64asm only. This package knows nothing of

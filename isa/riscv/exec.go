@@ -54,24 +54,20 @@ type Regs struct {
 // and compiled kernel code does not rely on it). Any other error leaves r
 // in an unspecified state and is an *isa.Fault wrapping isa.ErrUnsupported,
 // isa.ErrMemory or the Bus's error. Exec does not allocate unless it fails.
-func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
-	pc := r.PC
-	if inst.err != nil {
-		return isa.FlowNext, execError(inst, pc, inst.err)
-	}
-	r.X[0] = 0
-	flow, err := exec(inst, r, bus, pc)
-	r.X[0] = 0
-	if err != nil {
-		return flow, execError(inst, pc, err)
-	}
-	return flow, nil
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec(r, bus) }
+
+// Exec executes inst as the package's Exec does.
+func (inst *Resolved) Exec(r *Regs, bus isa.Bus) (isa.Flow, error) {
+	one := [1]*Resolved{inst}
+	_, s := Run(one[:], r.PC, r, bus, 1)
+	return s.Flow, s.Err
 }
 
-func execError(inst *Inst, pc uint64, err error) error {
+func execError(inst *Resolved, pc uint64, err error) error {
 	e := &isa.Fault{PC: pc, Bytes: inst.Bytes(), Unit: int(inst.Len), Err: err}
-	if inst.Arch.Op != 0 {
-		e.Disasm = Disasm(inst, pc, nil)
+	if inst.decoded {
+		d, _ := Decode(pc, inst.Bytes()) // the same decoding, with riscv64asm's view
+		e.Disasm = Disasm(&d, pc, nil)
 	}
 	if inst.Len != 2 && inst.Len != 4 {
 		e.Unit = 1
@@ -86,7 +82,7 @@ var (
 
 func sext32(v uint64) uint64 { return uint64(int64(int32(v))) }
 
-func exec(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
+func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	x := &r.X
 	next := pc + uint64(inst.Len)
 	rd, a, b, imm := inst.Rd, x[inst.Rs1], x[inst.Rs2], inst.Imm

@@ -44,39 +44,44 @@ type operand struct {
 	base  uint8 // memory: base register, noBase or ripBase
 	index uint8 // memory: index register or noBase
 	scale uint8
-	disp  int64 // memory displacement
-	imm   int64 // immediate, sign-extended as x86asm reports it
+	val   int64 // memory: the displacement; immediate: the value, sign-extended as x86asm reports it
 }
 
 // Inst is one decoded instruction, with its operands resolved for the
 // executor. Arch keeps x86asm's own view (for disassembly); the other fields
 // are derived from it once, at decode time.
 type Inst struct {
-	// The executor's fields come first, so that running a decoded
-	// instruction touches as few cache lines as possible; Arch, which only
-	// disassembly reads, comes last.
-	err   error     // isa.ErrUnsupported (wrapped) when the executor cannot run it
-	Op    x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
-	Len   uint8     // encoded length in bytes
-	Cond  Cond      // for Jcc, SETcc and CMOVcc
-	size  uint8     // operand size in bytes of the destination (or only) operand
-	int3  bool
-	endbr bool
-	fast  uint8 // the form Exec runs on its fast path (fast.go), or fastNone
-	str   uint8 // a string instruction's kind (strops.go), or strNone
-	rep   uint8 // its repeat prefix, or repNone
-	nraw  uint8 // how many bytes of raw the decoding depends on
-	Rel   int64 // direct branch displacement: the target is pc+Len+Rel
-	dst   operand
-	src   operand
-	src2  operand // third operand (imul's immediate)
-	raw   [MaxLen]byte
-
+	Resolved
 	Arch x86asm.Inst
 }
 
+// Resolved is what Exec needs of an instruction, without x86asm's view:
+// its bytes and the operands resolved from them, the fields the fast
+// paths read first (so that running a decoded instruction touches as few
+// cache lines as possible). A table of them (package sched's plain
+// decodings) is less than half the size of one of Insts.
+type Resolved struct {
+	Op       x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
+	Len      uint8     // encoded length in bytes
+	Cond     Cond      // for Jcc, SETcc and CMOVcc
+	size     uint8     // operand size in bytes of the destination (or only) operand
+	int3     bool
+	endbr    bool
+	fast     uint8 // the form Exec runs on its fast path (fast.go), or fastNone
+	str      uint8 // a string instruction's kind (strops.go), or strNone
+	rep      uint8 // its repeat prefix, or repNone
+	nraw     uint8 // how many bytes of raw the decoding depends on
+	linkLoad bool  // an indirect jump through memory: Run stops after it
+	dst      operand
+	src      operand
+	err      error   // isa.ErrUnsupported (wrapped) when the executor cannot run it
+	Rel      int64   // direct branch displacement: the target is pc+Len+Rel
+	src2     operand // third operand (imul's immediate)
+	raw      [MaxLen]byte
+}
+
 // Bytes returns the bytes inst was decoded from. The slice aliases inst.
-func (inst *Inst) Bytes() []byte { return inst.raw[:inst.Len] }
+func (inst *Resolved) Bytes() []byte { return inst.raw[:inst.Len] }
 
 // Target returns the target of a direct CALL, JMP or Jcc fetched from pc:
 // pc+Len+Rel. ok is false for any other instruction.
@@ -287,7 +292,7 @@ func regOperand(r x86asm.Reg) (operand, bool) {
 
 // memOperand resolves a memory operand of size bytes.
 func memOperand(m x86asm.Mem, size int) (operand, error) {
-	o := operand{kind: kindMem, size: uint8(size), base: noBase, index: noBase, scale: m.Scale, disp: m.Disp}
+	o := operand{kind: kindMem, size: uint8(size), base: noBase, index: noBase, scale: m.Scale, val: m.Disp}
 	switch m.Segment {
 	case 0, x86asm.CS, x86asm.DS, x86asm.ES, x86asm.SS: // ignored in 64-bit mode
 	default:
@@ -324,7 +329,7 @@ func arg(ai *x86asm.Inst, i, size int) (operand, error) {
 	case x86asm.Mem:
 		return memOperand(a, size)
 	case x86asm.Imm:
-		return operand{kind: kindImm, imm: int64(a)}, nil
+		return operand{kind: kindImm, val: int64(a)}, nil
 	}
 	return operand{}, errOperandForm
 }
@@ -495,7 +500,8 @@ func compile(inst *Inst) {
 	}
 	inst.size = uint8(size)
 	inst.err = err
-	inst.fast = fastForm(inst)
+	inst.fast = fastForm(&inst.Resolved)
+	inst.linkLoad = inst.Op == x86asm.JMP && inst.dst.kind == kindMem
 }
 
 // StackOrLiteral reports whether every memory access of inst (if any) goes

@@ -21,7 +21,10 @@
 // RIP left at the int3 itself, so that the caller can emulate the trap.
 // The commonest forms (mov, the two-operand ALU instructions on a
 // register, push and pop of a register) run on a fast path inside Exec
-// (fast.go), tested against the general path.
+// (fast.go), tested against the general path. Run is the same executor
+// over a table of decodings (Resolved, the executor's part of an Inst),
+// instruction after instruction, the fast forms inline: the plain loop of
+// package sched; Exec is Run over a table of one.
 //
 // Exec runs: CALL (rel32, r/m64), JMP (rel8, rel32, r/m64), Jcc (all 16
 // conditions, rel8 and rel32), RET (and RET imm16), the NOP forms (90,

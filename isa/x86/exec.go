@@ -80,63 +80,17 @@ func (r *Regs) Passed(c Cond) bool {
 // and leaves r untouched. Any other error leaves r in an unspecified state
 // and is an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrMemory or the isa.Bus's error.
 // Exec does not allocate unless it fails.
-func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
-	pc := r.RIP
-	if inst.fast != fastNone {
-		// The fast forms (fast.go), inline: a call here costs as much
-		// as the operation.
-		next := pc + uint64(inst.Len)
-		size := inst.size
-		d, s := &inst.dst, &inst.src
-		switch inst.fast {
-		case fastMov:
-			r.set(d, r.value(s, size))
-		case fastLoad:
-			v, err := bus.Load(r.addr(s, next), int(size), d.reg)
-			if err != nil {
-				return isa.FlowNext, execError(inst, pc, err)
-			}
-			r.set(d, v)
-		case fastStore:
-			if err := bus.Store(r.addr(d, next), int(size), r.value(s, size)&sizeMask[size], busReg(s)); err != nil {
-				return isa.FlowNext, execError(inst, pc, err)
-			}
-		case fastALU:
-			a, b := r.get(d), r.value(s, size)
-			var res uint64
-			switch inst.Op {
-			case x86asm.ADD:
-				res = r.add(a, b, 0, size)
-			case x86asm.SUB, x86asm.CMP:
-				res = r.sub(a, b, 0, size)
-			case x86asm.XOR:
-				res = r.logic(a^b, size)
-			case x86asm.AND, x86asm.TEST:
-				res = r.logic(a&b, size)
-			case x86asm.OR:
-				res = r.logic(a|b, size)
-			case x86asm.ADC:
-				res = r.add(a, b, b2u(r.CF), size)
-			case x86asm.SBB:
-				res = r.sub(a, b, b2u(r.CF), size)
-			}
-			if inst.Op != x86asm.CMP && inst.Op != x86asm.TEST {
-				r.set(d, res)
-			}
-		case fastPush:
-			if err := r.push(bus, r.get(d), d.reg); err != nil {
-				return isa.FlowNext, execError(inst, pc, err)
-			}
-		case fastPop:
-			v, err := r.pop(bus, d.reg)
-			if err != nil {
-				return isa.FlowNext, execError(inst, pc, err)
-			}
-			r.set(d, v)
-		}
-		r.RIP = next
-		return isa.FlowNext, nil
-	}
+func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec(r, bus) }
+
+// Exec executes inst as the package's Exec does.
+func (inst *Resolved) Exec(r *Regs, bus isa.Bus) (isa.Flow, error) {
+	one := [1]*Resolved{inst}
+	_, s := Run(one[:], r.RIP, r, bus, 1)
+	return s.Flow, s.Err
+}
+
+// slow executes inst, which is not of a fast form, at pc.
+func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	if inst.err == nil && (inst.Op == x86asm.SHL || inst.Op == x86asm.SHR || inst.Op == x86asm.SAR) {
 		// Straight from here, as the fast forms: a call to execute costs
 		// as much as the operation.
@@ -150,7 +104,8 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 		return isa.FlowNext, execError(inst, pc, inst.err)
 	}
 	if inst.int3 {
-		return isa.FlowNext, execError(inst, pc, isa.ErrBreakpoint)
+		// execError's fault without decoding again: int3 is the one byte cc.
+		return isa.FlowNext, &isa.Fault{PC: pc, Bytes: []byte{0xcc}, Disasm: "int3", Err: isa.ErrBreakpoint}
 	}
 	flow, err := execute(inst, r, bus, pc)
 	if err != nil {
@@ -159,8 +114,9 @@ func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) {
 	return flow, nil
 }
 
-func execError(inst *Inst, pc uint64, err error) error {
-	return &isa.Fault{PC: pc, Bytes: append([]byte(nil), inst.Bytes()...), Disasm: Disasm(inst, pc, nil), Err: err}
+func execError(inst *Resolved, pc uint64, err error) error {
+	d, _ := Decode(pc, inst.raw[:inst.nraw]) // the same decoding, with x86asm's view
+	return &isa.Fault{PC: pc, Bytes: append([]byte(nil), inst.Bytes()...), Disasm: Disasm(&d, pc, nil), Err: err}
 }
 
 var sizeMask = [9]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
@@ -193,7 +149,7 @@ func (r *Regs) set(o *operand, v uint64) {
 
 // addr computes the effective address of a memory operand.
 func (r *Regs) addr(o *operand, next uint64) uint64 {
-	a := uint64(o.disp)
+	a := uint64(o.val)
 	switch o.base {
 	case noBase:
 	case ripBase:
@@ -214,7 +170,7 @@ func (r *Regs) read(o *operand, size uint8, bus isa.Bus, next uint64, reg uint8)
 	case kindReg:
 		return r.get(o), nil
 	case kindImm:
-		return uint64(o.imm) & sizeMask[size], nil
+		return uint64(o.val) & sizeMask[size], nil
 	}
 	return bus.Load(r.addr(o, next), int(size), reg)
 }
@@ -256,14 +212,14 @@ func (r *Regs) pop(bus isa.Bus, reg uint8) (uint64, error) {
 
 // jumpTarget is where a call or jmp goes: next plus its rel32, or the
 // value of its register or memory operand.
-func (r *Regs) jumpTarget(inst *Inst, bus isa.Bus, next uint64) (uint64, error) {
+func (r *Regs) jumpTarget(inst *Resolved, bus isa.Bus, next uint64) (uint64, error) {
 	if inst.dst.kind == kindNone {
 		return next + uint64(inst.Rel), nil
 	}
 	return r.read(&inst.dst, 8, bus, next, isa.PCReg)
 }
 
-func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
+func execute(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	next := pc + uint64(inst.Len)
 	size := inst.size
 	d, s := &inst.dst, &inst.src
@@ -299,7 +255,7 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		if err != nil {
 			return isa.FlowNext, err
 		}
-		r.R[RSP] += uint64(s.imm) & 0xffff
+		r.R[RSP] += uint64(s.val) & 0xffff
 		r.RIP = v
 		return isa.FlowReturn, nil
 	case x86asm.PUSH:
@@ -423,7 +379,7 @@ func execute(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 			if a, err = r.read(s, size, bus, next, d.reg); err != nil {
 				return isa.FlowNext, err
 			}
-			r.set(d, r.imul(a, uint64(inst.src2.imm), size))
+			r.set(d, r.imul(a, uint64(inst.src2.val), size))
 			break
 		}
 		b, err := r.read(s, size, bus, next, d.reg)
@@ -541,7 +497,7 @@ func (r *Regs) logic(res uint64, size uint8) uint64 {
 	return res
 }
 
-func alu(inst *Inst, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
+func alu(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
 	size := inst.size
 	d, s := &inst.dst, &inst.src
 	a, err := r.read(d, size, bus, next, isa.NoReg)
@@ -587,14 +543,25 @@ func alu(inst *Inst, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
 // For counts other than 1, OF is undefined in the SDM: it is computed as for
 // a count of 1 applied to the last step, as QEMU does. AF (undefined) is
 // cleared.
-func shift(inst *Inst, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
+func shift(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
 	size := inst.size
 	d := &inst.dst
 	v, err := r.read(d, size, bus, next, isa.NoReg)
 	if err != nil {
 		return isa.FlowNext, err
 	}
-	n := uint64(inst.src.imm)
+	res := r.shift(inst, v)
+	if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
+		return isa.FlowNext, err
+	}
+	r.RIP = next
+	return isa.FlowNext, nil
+}
+
+// shift is SHL, SHR or SAR of v by inst's count, with the flags.
+func (r *Regs) shift(inst *Resolved, v uint64) uint64 {
+	size := inst.size
+	n := uint64(inst.src.val)
 	if inst.src.kind == kindReg {
 		n = r.R[RCX]
 	}
@@ -603,33 +570,30 @@ func shift(inst *Inst, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) {
 	} else {
 		n &= 31
 	}
+	if n == 0 {
+		return v
+	}
 	nbits := uint64(size) * 8
 	m := sizeMask[size]
-	res := v
-	if n != 0 {
-		switch inst.Op {
-		case x86asm.SHL:
-			res = v << n & m
-			r.CF = n <= nbits && v>>(nbits-n)&1 != 0
-			r.OF = (res>>(nbits-1)&1 != 0) != r.CF
-		case x86asm.SHR:
-			res = v >> n
-			r.CF = v>>(n-1)&1 != 0
-			r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
-		case x86asm.SAR:
-			sv := int64(signExtend(v, size))
-			res = uint64(sv>>n) & m
-			r.CF = sv>>(n-1)&1 != 0
-			r.OF = false
-		}
-		r.AF = false
-		r.result(res, size)
+	var res uint64
+	switch inst.Op {
+	case x86asm.SHL:
+		res = v << n & m
+		r.CF = n <= nbits && v>>(nbits-n)&1 != 0
+		r.OF = (res>>(nbits-1)&1 != 0) != r.CF
+	case x86asm.SHR:
+		res = v >> n
+		r.CF = v>>(n-1)&1 != 0
+		r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
+	case x86asm.SAR:
+		sv := int64(signExtend(v, size))
+		res = uint64(sv>>n) & m
+		r.CF = sv>>(n-1)&1 != 0
+		r.OF = false
 	}
-	if err := r.write(d, size, res, bus, next, isa.NoReg); err != nil {
-		return isa.FlowNext, err
-	}
-	r.RIP = next
-	return isa.FlowNext, nil
+	r.AF = false
+	r.result(res, size)
+	return res
 }
 
 // imul returns the truncated signed product of a and b (both size bytes)

@@ -6,7 +6,7 @@ import (
 
 // The fast path of Exec: the commonest forms of compiled code (mov between
 // registers, immediates and memory, the two-operand ALU instructions on a
-// register, push and pop of a register) run in Exec's own switch, without
+// register, push and pop of a register, shifts of a register) run in Exec's own switch, without
 // the general path's calls. compile marks them (Inst.fast); the result is
 // the general path's, register for register, flag for flag and access for
 // access (TestFastPathIsTheGeneralPath).
@@ -20,10 +20,11 @@ const (
 	fastALU         // ADD … TEST reg, reg/imm
 	fastPush        // PUSH reg64
 	fastPop         // POP reg64
+	fastShift       // SHL, SHR, SAR reg, imm/CL
 )
 
 // fastForm returns the fast form of a compiled inst, or fastNone.
-func fastForm(inst *Inst) uint8 {
+func fastForm(inst *Resolved) uint8 {
 	if inst.err != nil || inst.int3 {
 		return fastNone
 	}
@@ -43,6 +44,10 @@ func fastForm(inst *Inst) uint8 {
 		if d == kindReg && (s == kindReg || s == kindImm) {
 			return fastALU
 		}
+	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
+		if d == kindReg && (s == kindImm || s == kindReg) {
+			return fastShift
+		}
 	case x86asm.PUSH:
 		if d == kindReg && inst.dst.size == 8 {
 			return fastPush
@@ -60,7 +65,7 @@ func (r *Regs) value(o *operand, size uint8) uint64 {
 	if o.kind == kindReg {
 		return r.get(o)
 	}
-	return uint64(o.imm) & sizeMask[size]
+	return uint64(o.val) & sizeMask[size]
 }
 
 func b2u(b bool) uint64 {

@@ -114,7 +114,7 @@ func immOrCL(o *operand) bool {
 // count reads a shift or rotate count operand and masks it to 5 bits (6
 // for 64-bit operands), as every shift and rotate does.
 func (r *Regs) count(o *operand, size uint8) uint64 {
-	n := uint64(o.imm)
+	n := uint64(o.val)
 	if o.kind == kindReg {
 		n = r.R[RCX]
 	}
@@ -126,7 +126,7 @@ func (r *Regs) count(o *operand, size uint8) uint64 {
 
 // execInt executes the instructions of this file; ok is false for any
 // other instruction.
-func execInt(inst *Inst, r *Regs, bus isa.Bus, next uint64) (ok bool, err error) {
+func execInt(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (ok bool, err error) {
 	size := inst.size
 	d, s := &inst.dst, &inst.src
 	m := sizeMask[size]
@@ -477,13 +477,13 @@ func (r *Regs) countBits(op x86asm.Op, v uint64, size uint8) uint64 {
 // with a memory operand selects a bit anywhere in the bit string: the
 // signed offset divided by the width selects the unit, at addr +
 // unit·width/8. ZF is kept; OF, SF, AF and PF are undefined and kept.
-func (r *Regs) bitTest(inst *Inst, bus isa.Bus, next uint64) error {
+func (r *Regs) bitTest(inst *Resolved, bus isa.Bus, next uint64) error {
 	size := inst.size
 	d, s := &inst.dst, &inst.src
 	nbits := uint64(size) * 8
 	var off uint64
 	if s.kind == kindImm {
-		off = uint64(s.imm) & (nbits - 1)
+		off = uint64(s.val) & (nbits - 1)
 	} else {
 		off = r.get(s)
 	}

@@ -139,7 +139,7 @@ func compileMore(inst *Inst, size *int) (ok bool, err error) {
 
 // execMore executes the non-string instructions of this file; ok is false
 // for any other instruction.
-func execMore(inst *Inst, r *Regs, bus isa.Bus, next uint64) (ok bool, err error) {
+func execMore(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (ok bool, err error) {
 	size := inst.size
 	switch inst.Op {
 	case x86asm.RCL, x86asm.RCR:
@@ -225,7 +225,7 @@ func (r *Regs) rotateCarry(left bool, v, n uint64, size uint8) uint64 {
 // prefixes). Without a prefix, or once the count is exhausted or the
 // condition fails, RIP moves past it (isa.FlowNext); otherwise it stays
 // (isa.FlowBranch).
-func execString(inst *Inst, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
+func execString(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	next := pc + uint64(inst.Len)
 	size := inst.size
 	step := uint64(size)
