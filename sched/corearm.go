@@ -132,7 +132,7 @@ func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 			continue
 		}
 		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, uint64(s.PC), s.Err, s.Flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(s.SP), uint64(r.R[arm.SP])) {
+			m.plainStop(c, t, s.PC, s.Err, s.Flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), s.SP, uint64(r.R[arm.SP])) {
 			break
 		}
 	}
