@@ -83,8 +83,9 @@ func TestSymmetryAgrees(t *testing.T) {
 }
 
 // The state counts of the default checks with and without the symmetry:
-// without it they are the counts from before it (README, issue 19), with
-// it fewer.
+// without it they are the counts from before it (README, issue 19) grown
+// by the states that differ only in a runnable task's Preempted flag,
+// merged before it was hashed; with it fewer.
 func TestSymmetryCounts(t *testing.T) {
 	for _, c := range []struct {
 		arch             kernel.Arch
@@ -92,10 +93,10 @@ func TestSymmetryCounts(t *testing.T) {
 		tasks            int
 		exact, symmetric int
 	}{
-		{kernel.ARM, "jmp-over", 2, 13219, 5962},
+		{kernel.ARM, "jmp-over", 2, 15294, 6882},
 		{kernel.ARM, "two-step-sched", 2, 3052, 1370},
-		{kernel.X86, "text-poke-bp", 2, 122997, 52719},
-		{kernel.ARM, "jmp-over", 3, 224808, 31960},
+		{kernel.X86, "text-poke-bp", 2, 123269, 52867},
+		{kernel.ARM, "jmp-over", 3, 258508, 36777},
 	} {
 		t.Run(fmt.Sprintf("%v/%s/tasks=%d", c.arch, c.strategy, c.tasks), func(t *testing.T) {
 			if c.tasks == 3 && (raceEnabled || testing.Short()) {

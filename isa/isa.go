@@ -1,7 +1,8 @@
 // Package isa holds what every instruction set mcountsim executes has in
 // common: how control left an executed instruction (Flow), the memory an
 // instruction sees (Bus), the error sentinels and the one fault type that
-// wraps them.
+// wraps them, and where a leaf's Run, its loop of plain instructions,
+// stopped (Stop).
 //
 // Each ISA is a leaf package beside this one (isa/arm, isa/x86, and the
 // ones that follow): it decodes with golang.org/x/arch, executes against a
@@ -141,3 +142,17 @@ const (
 	RetAddr uint8 = 0xfe // the return address a call pushes (x86 CALL)
 	PCReg   uint8 = 0xfd // a load straight into the pc (x86 RET, or an indirect CALL/JMP through memory)
 )
+
+// Stop says where an ISA's Run, its loop of plain instructions, stopped.
+type Stop struct {
+	// PC and SP are the pc and stack pointer before the last instruction
+	// Run executed, Len its length; Flow and Err say how it left.
+	PC, SP uint64
+	Len    uint8
+	Flow   Flow
+	Err    error
+	// Missing: Run stopped before the pc in the registers, for which its
+	// table holds no instruction (the other fields are the previous
+	// instruction's, which needs no attention).
+	Missing bool
+}

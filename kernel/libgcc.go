@@ -27,6 +27,8 @@ import (
 //	__clrsbsi2(x), __clrsbdi2(x)         leading redundant sign bits
 //	__bswapsi2(x), __bswapdi2(x)         bytes reversed
 //	memcpy(d, s, n), memmove(d, s, n), memset(d, c, n)   returning d
+//	strlen, strnlen, memcmp, strcmp, strncmp, strchr, memchr, strcpy
+//	                         the C library's (the kernel's lib/string.c)
 //
 
 // and the GNU names of the same functions (__udivsi3, __divsi3,
@@ -77,6 +79,8 @@ var libgccAliases = map[string]string{
 	"__clrsbsi2": "__clrsbsi2", "__clrsbdi2": "__clrsbdi2",
 	"__bswapsi2": "__bswapsi2", "__bswapdi2": "__bswapdi2",
 	"memcpy": "memcpy", "memmove": "memmove", "memset": "memset",
+	"strlen": "strlen", "strnlen": "strnlen", "memcmp": "memcmp", "strcmp": "strcmp", "strncmp": "strncmp",
+	"strchr": "strchr", "memchr": "memchr", "strcpy": "strcpy",
 }
 
 // IsARMHelper reports whether name is one of the run-time helpers that
@@ -420,6 +424,97 @@ func libgccCode() []lgItem {
 	lab("memset")
 	w(reg(arm.MOV, false, r3, 0, r0))
 	byteLoop(".mset", arm.StrbPost(r1, r3, 1))
+
+	// The C library's string functions gcc calls when it does not expand
+	// them (the kernel's lib/string.c): byte loops.
+	lab("strlen")
+	w(reg(arm.MOV, false, r1, 0, r0))
+	lab(".slen")
+	w(arm.LdrbPost(r2, r1, 1))
+	w(imm(arm.CMP, true, 0, r2, 0))
+	b(arm.NE, ".slen")
+	w(reg(arm.SUB, false, r0, r1, r0))
+	w(imm(arm.SUB, false, r0, r0, 1))
+	w(ret)
+	lab("strnlen") // (s, n)
+	w(reg(arm.MOV, false, r2, 0, r0))
+	lab(".snlen")
+	w(imm(arm.CMP, true, 0, r1, 0))
+	b(arm.EQ, ".snlen.done")
+	w(imm(arm.SUB, false, r1, r1, 1))
+	w(arm.LdrbPost(r3, r2, 1))
+	w(imm(arm.CMP, true, 0, r3, 0))
+	b(arm.NE, ".snlen")
+	w(imm(arm.SUB, false, r2, r2, 1))
+	lab(".snlen.done")
+	w(reg(arm.SUB, false, r0, r2, r0))
+	w(ret)
+	// memcmp, strncmp (a, b, n), strcmp (a, b): the difference of the
+	// first bytes (unsigned) that differ, or 0.
+	for _, f := range []struct {
+		name      string
+		counted   bool // n in r2
+		stopsAtNU bool // a NUL ends the strings
+	}{{"memcmp", true, false}, {"strncmp", true, true}, {"strcmp", false, true}} {
+		loop, zero := "."+f.name, "."+f.name+".zero"
+		lab(f.name)
+		lab(loop)
+		if f.counted {
+			w(imm(arm.CMP, true, 0, r2, 0))
+			b(arm.EQ, zero)
+			w(imm(arm.SUB, false, r2, r2, 1))
+		}
+		w(arm.LdrbPost(r3, r0, 1))
+		w(arm.LdrbPost(ip, r1, 1))
+		if f.stopsAtNU {
+			w(imm(arm.CMP, true, 0, r3, 1))             // C clear: r3 is NUL
+			w(reg(arm.CMP, true, 0, r3, ip).If(arm.CS)) // else compare the bytes
+			b(arm.EQ, loop)
+		} else {
+			w(reg(arm.CMP, true, 0, r3, ip))
+			b(arm.EQ, loop)
+		}
+		w(reg(arm.SUB, false, r0, r3, ip))
+		w(ret)
+		if f.counted {
+			lab(zero)
+			w(imm(arm.MOV, false, r0, 0, 0))
+			w(ret)
+		}
+	}
+	lab("strchr") // (s, c): the first c (NUL included) or NULL
+	w(imm(arm.AND, false, r1, r1, 0xff))
+	lab(".schr")
+	w(arm.LdrbPost(r2, r0, 1))
+	w(reg(arm.CMP, true, 0, r2, r1))
+	w(imm(arm.SUB, false, r0, r0, 1).If(arm.EQ))
+	w(ret.If(arm.EQ))
+	w(imm(arm.CMP, true, 0, r2, 0))
+	b(arm.NE, ".schr")
+	w(imm(arm.MOV, false, r0, 0, 0))
+	w(ret)
+	lab("memchr") // (s, c, n)
+	w(imm(arm.AND, false, r1, r1, 0xff))
+	lab(".mchr")
+	w(imm(arm.CMP, true, 0, r2, 0))
+	b(arm.EQ, ".mchr.none")
+	w(imm(arm.SUB, false, r2, r2, 1))
+	w(arm.LdrbPost(r3, r0, 1))
+	w(reg(arm.CMP, true, 0, r3, r1))
+	b(arm.NE, ".mchr")
+	w(imm(arm.SUB, false, r0, r0, 1))
+	w(ret)
+	lab(".mchr.none")
+	w(imm(arm.MOV, false, r0, 0, 0))
+	w(ret)
+	lab("strcpy") // (d, s): returns d
+	w(reg(arm.MOV, false, r3, 0, r0))
+	lab(".scpy")
+	w(arm.LdrbPost(r2, r1, 1))
+	w(arm.StrbPost(r2, r3, 1))
+	w(imm(arm.CMP, true, 0, r2, 0))
+	b(arm.NE, ".scpy")
+	w(ret)
 
 	// The aliases: a branch to the routine.
 	for _, n := range ARMHelpers() {

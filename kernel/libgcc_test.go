@@ -270,7 +270,7 @@ func TestARMHelperSymbols(t *testing.T) {
 		require.True(t, IsARMHelper(n))
 	}
 	require.False(t, IsARMHelper("ext_fn"))
-	require.Len(t, ARMHelpers(), 35)
+	require.Len(t, ARMHelpers(), 43)
 	for off := 0; off < len(img.Text); off += 4 {
 		_, err := arm.Decode(uint32(img.Base)+uint32(off), binary.LittleEndian.Uint32(img.Text[off:]))
 		require.NoError(t, err, "at %s", img.Name(img.Base+uint64(off)))

@@ -24,10 +24,14 @@ import (
 // part of an int argument, AAPCS64 §6.8.2). Then memcpy, memmove and
 // memset(d, c, n), which gcc calls for struct copies and zeroing (the
 // kernel links its own, arch/arm64/lib/mem*.S; these move a byte at a
-// time, the same result), returning d; they also use x4.
+// time, the same result), returning d; they also use x4. And the C
+// library's strlen, strnlen, memcmp, strcmp, strncmp, strchr, memchr and
+// strcpy, which gcc calls when it does not expand them (the kernel's
+// lib/string.c), byte loops too.
 
 // a64HelperNames are the helpers LinkObject links as code for arm64.
-var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset"}
+var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset",
+	"strlen", "strnlen", "memcmp", "strcmp", "strncmp", "strchr", "memchr", "strcpy"}
 
 // IsARM64Helper reports whether name is one of the arm64 run-time helpers
 // that LinkObject links as real A64 code rather than as a stub.
@@ -43,7 +47,8 @@ type a64Item struct {
 	w     arm64.Word
 	br    string
 	cond  uint8
-	cbz   bool
+	cbz   bool // CBZ (CBNZ with nz) of reg
+	nz    bool
 	reg   int
 }
 
@@ -151,6 +156,85 @@ func a64HelperCode() []a64Item {
 	bc(arm64.NE, ".mset")
 	lab(".mset.done")
 	w(ret)
+
+	// The C library's string functions gcc calls when it does not expand
+	// them (the kernel's lib/string.c): byte loops (ldrb zero-extends, so
+	// the bytes compare as 64-bit values).
+	cbnz := func(r int, to string) { c = append(c, a64Item{br: to, cbz: true, nz: true, reg: r}) }
+	sub1 := func(r int) { w(must64(arm64.SubImm(r, r, 1))) }
+	lab("strlen")
+	w(arm64.MovReg(x3, x0))
+	lab(".slen")
+	w(arm64.LdrbPost(x4, x3, 1))
+	cbnz(x4, ".slen")
+	w(arm64.SubReg(x0, x3, x0, lsl, 0))
+	sub1(x0)
+	w(ret)
+	lab("strnlen") // (s, n)
+	w(arm64.MovReg(x3, x0))
+	lab(".snlen")
+	cbz(x1, ".snlen.done")
+	w(arm64.LdrbPost(x4, x3, 1))
+	sub1(x1)
+	cbnz(x4, ".snlen")
+	sub1(x3)
+	lab(".snlen.done")
+	w(arm64.SubReg(x0, x3, x0, lsl, 0), ret)
+	// memcmp, strncmp (a, b, n), strcmp (a, b): the difference of the
+	// first bytes (unsigned) that differ, or 0.
+	for _, f := range []struct {
+		name               string
+		counted, stopsAtNU bool
+	}{{"memcmp", true, false}, {"strncmp", true, true}, {"strcmp", false, true}} {
+		loop, diff, zero := "."+f.name, "."+f.name+".diff", "."+f.name+".zero"
+		lab(f.name)
+		lab(loop)
+		if f.counted {
+			cbz(x2, zero)
+			sub1(x2)
+		}
+		w(arm64.LdrbPost(x3, x0, 1), arm64.LdrbPost(x4, x1, 1), arm64.CmpReg(x3, x4))
+		if f.stopsAtNU {
+			bc(arm64.NE, diff)
+			cbnz(x3, loop)
+		} else {
+			bc(arm64.EQ, loop)
+		}
+		lab(diff)
+		w(arm64.SubReg(x0, x3, x4, lsl, 0), ret)
+		if f.counted {
+			lab(zero)
+			w(arm64.MovZ(x0, 0, 0), ret)
+		}
+	}
+	lab("strchr") // (s, c): the first c (NUL included) or NULL
+	w(arm64.Ubfx(x1, x1, 0, 8))
+	lab(".schr")
+	w(arm64.LdrbPost(x3, x0, 1), arm64.CmpReg(x3, x1))
+	bc(arm64.EQ, ".schr.found")
+	cbnz(x3, ".schr")
+	w(arm64.MovZ(x0, 0, 0), ret)
+	lab(".schr.found")
+	sub1(x0)
+	w(ret)
+	lab("memchr") // (s, c, n)
+	w(arm64.Ubfx(x1, x1, 0, 8))
+	lab(".mchr")
+	cbz(x2, ".mchr.none")
+	w(arm64.LdrbPost(x3, x0, 1))
+	sub1(x2)
+	w(arm64.CmpReg(x3, x1))
+	bc(arm64.NE, ".mchr")
+	sub1(x0)
+	w(ret)
+	lab(".mchr.none")
+	w(arm64.MovZ(x0, 0, 0), ret)
+	lab("strcpy") // (d, s): returns d
+	w(arm64.MovReg(x3, x0))
+	lab(".scpy")
+	w(arm64.LdrbPost(x4, x1, 1), arm64.StrbPost(x4, x3, 1))
+	cbnz(x4, ".scpy")
+	w(ret)
 	return c
 }
 
@@ -169,6 +253,8 @@ func must64(w arm64.Word, ok bool) arm64.Word {
 func (a arm64Text) libgcc(defined func(string) bool) {
 	emitHelpers(a.asm, a64HelperCode(), defined, func(it a64Item) string { return it.label }, func(it a64Item, pc uint64, labels map[string]uint64) []byte {
 		switch {
+		case it.br != "" && it.cbz && it.nz:
+			return a.ok(arm64.Cbnz(it.reg, pc, labels[it.br])).Bytes()
 		case it.br != "" && it.cbz:
 			return a.ok(arm64.Cbz(it.reg, pc, labels[it.br])).Bytes()
 		case it.br != "":

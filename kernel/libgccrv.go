@@ -14,6 +14,7 @@ import (
 //	int __clzdi2(unsigned long a)      leading zeros of a
 //	int __ctzdi2(unsigned long a)      trailing zeros of a
 //	int __ffsdi2(long a)               1 + the index of a's lowest set bit, 0 for 0
+//	int ffs(int a)                     the same of the 32-bit a (the C library's; gcc calls it for __builtin_ffs)
 //	int __popcountdi2(unsigned long a) set bits
 //	int __paritydi2(unsigned long a)   set bits mod 2
 //	int __clrsbdi2(long a)             leading redundant sign bits
@@ -30,7 +31,10 @@ import (
 // t0-t2 and ra (caller-saved, as the psABI allows) and no memory. Then
 // memcpy, memmove and memset(d, c, n), which gcc calls for struct copies
 // and zeroing (the kernel links its own, arch/riscv/lib/mem*.S; these move
-// a byte at a time, the same result), returning d.
+// a byte at a time, the same result), returning d; and the C library's
+// strlen, strnlen, memcmp, strcmp, strncmp, strchr, memchr and strcpy,
+// which gcc calls when it does not expand them (the kernel's
+// lib/string.c), byte loops too.
 //
 // Inputs outside the C contract, where C leaves the result undefined:
 // __clzdi2(0) returns 64 and __ctzdi2(0) returns -1, what libgcc's
@@ -38,8 +42,9 @@ import (
 // and 63); the shifts are defined for counts 0-127.
 
 // rvHelperNames are the helpers LinkObject links as code for riscv64.
-var rvHelperNames = []string{"__clzdi2", "__ctzdi2", "__ffsdi2", "__popcountdi2", "__paritydi2", "__clrsbdi2",
-	"__bswapsi2", "__bswapdi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset"}
+var rvHelperNames = []string{"__clzdi2", "__ctzdi2", "__ffsdi2", "ffs", "__popcountdi2", "__paritydi2", "__clrsbdi2",
+	"__bswapsi2", "__bswapdi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset",
+	"strlen", "strnlen", "memcmp", "strcmp", "strncmp", "strchr", "memchr", "strcpy"}
 
 // IsRISCVHelper reports whether name is one of the riscv64 run-time
 // helpers that LinkObject links as real RV64 code rather than as a stub.
@@ -117,6 +122,13 @@ func rvHelperCode() []rvItem {
 	w(riscv.Addi(a0, a0, 1))
 	lab(zeroIn)
 	w(ret)
+
+	// ffs(int): the C library's, which gcc calls for __builtin_ffs on
+	// rv64 (the 32-bit form has no libgcc helper): __ffsdi2 of the
+	// zero-extended int.
+	lab("ffs")
+	w(riscv.Slli(a0, a0, 32), riscv.Srli(a0, a0, 32))
+	b(riscv.Beq, zero, zero, "__ffsdi2")
 
 	lab("__clrsbdi2") // clz(a ^ (a >> 63)) - 1
 	w(riscv.Srai(t0, a0, 63), riscv.Xor(a0, a0, t0))
@@ -225,6 +237,79 @@ func rvHelperCode() []rvItem {
 	w(riscv.Sb(a1, t0, 0), riscv.Addi(t0, t0, 1), riscv.Addi(a2, a2, -1))
 	b(riscv.Bne, a2, zero, ".mset")
 	lab(".mset.done")
+	w(ret)
+
+	// The C library's string functions gcc calls when it does not expand
+	// them (the kernel's lib/string.c): byte loops.
+	lab("strlen")
+	w(riscv.Mv(t0, a0))
+	lab(".slen")
+	w(riscv.Lbu(t1, t0, 0), riscv.Addi(t0, t0, 1))
+	b(riscv.Bne, t1, zero, ".slen")
+	w(riscv.Sub(a0, t0, a0), riscv.Addi(a0, a0, -1), ret)
+	lab("strnlen") // (s, n)
+	w(riscv.Mv(t0, a0))
+	lab(".snlen")
+	b(riscv.Beq, a1, zero, ".snlen.done")
+	w(riscv.Lbu(t1, t0, 0), riscv.Addi(t0, t0, 1), riscv.Addi(a1, a1, -1))
+	b(riscv.Bne, t1, zero, ".snlen")
+	w(riscv.Addi(t0, t0, -1))
+	lab(".snlen.done")
+	w(riscv.Sub(a0, t0, a0), ret)
+	// memcmp, strncmp (a, b, n), strcmp (a, b): the difference of the
+	// first bytes (unsigned) that differ, or 0.
+	for _, f := range []struct {
+		name               string
+		counted, stopsAtNU bool
+	}{{"memcmp", true, false}, {"strncmp", true, true}, {"strcmp", false, true}} {
+		loop, diff, none := "."+f.name, "."+f.name+".diff", "."+f.name+".zero"
+		lab(f.name)
+		lab(loop)
+		if f.counted {
+			b(riscv.Beq, a2, zero, none)
+			w(riscv.Addi(a2, a2, -1))
+		}
+		w(riscv.Lbu(t0, a0, 0), riscv.Lbu(t1, a1, 0), riscv.Addi(a0, a0, 1), riscv.Addi(a1, a1, 1))
+		b(riscv.Bne, t0, t1, diff)
+		if f.stopsAtNU {
+			b(riscv.Bne, t0, zero, loop)
+		} else {
+			b(riscv.Beq, zero, zero, loop)
+		}
+		lab(diff)
+		w(riscv.Sub(a0, t0, t1), ret)
+		if f.counted {
+			lab(none)
+			w(riscv.Addi(a0, zero, 0), ret)
+		}
+	}
+	lab("strchr") // (s, c): the first c (NUL included) or NULL
+	w(riscv.Andi(a1, a1, 0xff))
+	lab(".schr")
+	w(riscv.Lbu(t0, a0, 0))
+	b(riscv.Beq, t0, a1, ".schr.found")
+	w(riscv.Addi(a0, a0, 1))
+	b(riscv.Bne, t0, zero, ".schr")
+	w(riscv.Addi(a0, zero, 0))
+	lab(".schr.found")
+	w(ret)
+	lab("memchr") // (s, c, n)
+	w(riscv.Andi(a1, a1, 0xff))
+	lab(".mchr")
+	b(riscv.Beq, a2, zero, ".mchr.none")
+	w(riscv.Lbu(t0, a0, 0))
+	b(riscv.Beq, t0, a1, ".mchr.found")
+	w(riscv.Addi(a0, a0, 1), riscv.Addi(a2, a2, -1))
+	b(riscv.Beq, zero, zero, ".mchr")
+	lab(".mchr.none")
+	w(riscv.Addi(a0, zero, 0))
+	lab(".mchr.found")
+	w(ret)
+	lab("strcpy") // (d, s): returns d
+	w(riscv.Mv(t0, a0))
+	lab(".scpy")
+	w(riscv.Lbu(t1, a1, 0), riscv.Sb(t1, t0, 0), riscv.Addi(a1, a1, 1), riscv.Addi(t0, t0, 1))
+	b(riscv.Bne, t1, zero, ".scpy")
 	w(ret)
 	return c
 }

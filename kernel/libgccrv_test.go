@@ -95,6 +95,11 @@ func rvHelperWant(name string, args [3]uint64) [2]uint64 {
 			return sx(-1) // libgcc's
 		}
 		return sx(bits.TrailingZeros64(x))
+	case "ffs":
+		if uint32(x) == 0 {
+			return sx(0)
+		}
+		return sx(bits.TrailingZeros32(uint32(x)) + 1)
 	case "__ffsdi2":
 		if x == 0 {
 			return sx(0)
@@ -175,14 +180,15 @@ func TestRISCVHelpers(t *testing.T) {
 		require.True(t, IsRISCVHelper(name))
 	}
 	require.False(t, IsRISCVHelper("__udivti3"), "the 128-bit division stays a stub")
-	require.Len(t, RISCVHelpers(), 14)
+	require.Len(t, RISCVHelpers(), 23)
 }
 
-// bitHelpers are names without the mem* routines (libgccmem_test.go).
+// bitHelpers are names without the mem* and str* routines
+// (libgccmem_test.go).
 func bitHelpers(names []string) []string {
 	var out []string
 	for _, n := range names {
-		if !strings.HasPrefix(n, "mem") {
+		if !strings.HasPrefix(n, "mem") && !strings.HasPrefix(n, "str") {
 			out = append(out, n)
 		}
 	}
@@ -201,13 +207,14 @@ type helperQuery struct {
 // each (a0/x0 and, for the 128-bit shifts, a1/x1).
 func libgccNative(t *testing.T, gcc, qemu string, names []string, qs []helperQuery) [][2]uint64 {
 	var src strings.Builder
-	src.WriteString("#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n")
+	src.WriteString("#include <stdio.h>\n#include <string.h>\n#include <strings.h>\n#include <stdlib.h>\n")
 	for _, n := range names {
 		switch {
 		case strings.HasSuffix(n, "ti3"):
 			fmt.Fprintf(&src, "extern __int128 %s(__int128, int);\n", n)
 		case strings.HasPrefix(n, "__bswap"):
 			fmt.Fprintf(&src, "extern long %s(long);\n", n)
+		case n == "ffs": // <strings.h> declares it
 		default:
 			fmt.Fprintf(&src, "extern int %s(long);\n", n)
 		}
@@ -223,6 +230,8 @@ func libgccNative(t *testing.T, gcc, qemu string, names []string, qs []helperQue
 			fmt.Fprintf(&src, "\t\tif (!strcmp(name, \"%s\")) r = (unsigned __int128)%s((__int128)v, s);\n", n, n)
 		case n == "__bswapsi2":
 			fmt.Fprintf(&src, "\t\tif (!strcmp(name, \"%s\")) r = (unsigned long)(long)(int)%s((long)(int)a);\n", n, n)
+		case n == "ffs":
+			fmt.Fprintf(&src, "\t\tif (!strcmp(name, \"ffs\")) r = (unsigned long)(long)ffs((int)a);\n")
 		case strings.HasPrefix(n, "__bswap"):
 			fmt.Fprintf(&src, "\t\tif (!strcmp(name, \"%s\")) r = (unsigned long)%s((long)a);\n", n, n)
 		default:
@@ -269,7 +278,7 @@ func helperQueries(names []string) []helperQuery {
 	var qs []helperQuery
 	for _, args := range rvHelperArgs(400) {
 		for _, n := range names {
-			if n == "__bswapsi2" {
+			if n == "__bswapsi2" || n == "ffs" {
 				args[0] = uint64(int64(int32(args[0])))
 			}
 			qs = append(qs, helperQuery{n, args})

@@ -16,6 +16,7 @@ import (
 //	int __popcountsi2(unsigned int a)
 //	int __paritydi2(unsigned long a)       set bits mod 2
 //	int __paritysi2(unsigned int a)
+//	int __clrsbdi2(long a)                 leading redundant sign bits (gcc -Os)
 //	void *memset(void *d, int c, size_t n)
 //	void *memcpy(void *d, const void *s, size_t n)
 //	void *memmove(void *d, const void *s, size_t n)
@@ -116,6 +117,18 @@ var x86HelperCode = []x86HelperLine{
 	{hex: "75 f0", asm: "jne .-0xe (the movzbl)"},
 	{hex: "c3", asm: "ret"},
 	{hex: "f3 a4", asm: "rep movsb %ds:(%rsi),%es:(%rdi)"},
+	{hex: "c3", asm: "ret"},
+	// __clrsbdi2 (gcc -Os for __builtin_clrsbl): with y = x ^ (x >> 63),
+	// which is below 2^63, clz(2y + 1) is clrsb(x) (63 for y = 0), and
+	// 63 - bsr is 63 ^ bsr.
+	{label: "__clrsbdi2"},
+	{hex: "48 89 f8", asm: "mov %rdi,%rax"},
+	{hex: "48 c1 f8 3f", asm: "sar $0x3f,%rax"},
+	{hex: "48 31 c7", asm: "xor %rax,%rdi"},
+	{hex: "48 8d 7c 3f 01", asm: "lea 0x1(%rdi,%rdi,1),%rdi"},
+	{hex: "48 0f bd ff", asm: "bsr %rdi,%rdi"},
+	{hex: "83 f7 3f", asm: "xor $0x3f,%edi"},
+	{hex: "89 f8", asm: "mov %edi,%eax"},
 	{hex: "c3", asm: "ret"},
 	// The string functions, byte by byte (branch targets as objdump
 	// names them, from the routine's start).

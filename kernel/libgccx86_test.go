@@ -144,6 +144,7 @@ func TestX86BitHelpers(t *testing.T) {
 		for name, want := range map[string]int{
 			"__popcountdi2": bits.OnesCount64(v), "__popcountsi2": bits.OnesCount32(uint32(v)),
 			"__paritydi2": bits.OnesCount64(v) & 1, "__paritysi2": bits.OnesCount32(uint32(v)) & 1,
+			"__clrsbdi2": bits.LeadingZeros64(v^uint64(int64(v)>>63)) - 1,
 		} {
 			got := callX86Helper(t, img, name, [3]uint64{v, args[1], args[2]}, bus)
 			require.Equal(t, uint32(want), uint32(got), "%s(%#x)", name, v)

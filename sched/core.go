@@ -254,3 +254,40 @@ func (p *plainTable[I]) fill(m *Machine, off uint64) *I {
 	p.run[off] = inst
 	return inst
 }
+
+// plainLoop is RunLocal's inner loop, the same for every core: the ISA's
+// Run over the core's table of plain decodings (run, which executes up to
+// max instructions of task t and says where it stopped), a batch at a
+// time, filling the table where Run found no decoding yet and handing
+// every stop the detectors must see (an error, a call or return, a load
+// into the link register) to plainStop. regs gives the registers after
+// the stop that plainStop reads: the pc, the value a return there would
+// go to (the link register, or the address after the instruction where
+// the ISA has none), and the stack pointer. One call per batch, not per
+// instruction: Run itself loops without calls.
+func plainLoop[I any](m *Machine, c, t int8, max int, tab *plainTable[I], base uint64,
+	run func(max int) (int, isa.Stop), regs func(s isa.Stop) (pc, next, sp uint64)) int {
+	max = m.plainBudget(max)
+	n := 0
+	for n < max {
+		m.loadedInto = 0
+		j, s := run(max - n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			pc, _, _ := regs(s)
+			if tab.fill(m, pc-base) == nil {
+				break
+			}
+			continue
+		}
+		if s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0 {
+			pc, next, sp := regs(s)
+			if m.plainStop(c, t, s.PC, s.Err, s.Flow, pc, next, s.SP, sp) {
+				break
+			}
+		}
+	}
+	m.checkBudget(c)
+	return n
+}

@@ -118,26 +118,11 @@ func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, uint32(k.st.base)
-	max = m.plainBudget(max)
-	n := 0
-	for n < max {
-		m.loadedInto = 0
-		j, s := arm.Run(tab.run, base, r, m, max-n)
-		n += j
-		m.steps += j
-		if s.Missing {
-			if tab.fill(m, uint64(r.R[arm.PC]-base)) == nil {
-				break
-			}
-			continue
-		}
-		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, uint64(s.PC), s.Err, s.Flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(s.SP), uint64(r.R[arm.SP])) {
-			break
-		}
-	}
-	m.checkBudget(c)
-	return n
+	return plainLoop(m, c, t, max, tab, uint64(base),
+		func(max int) (int, isa.Stop) { return arm.Run(tab.run, base, r, m, max) },
+		func(isa.Stop) (pc, next, sp uint64) {
+			return uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(r.R[arm.SP])
+		})
 }
 
 func (k *armCore) trap(m *Machine, c, t int8, pc uint64) {

@@ -107,26 +107,9 @@ func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 func (k *arm64Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, k.st.base
-	max = m.plainBudget(max)
-	n := 0
-	for n < max {
-		m.loadedInto = 0
-		j, s := arm64.Run(tab.run, base, r, m, max-n)
-		n += j
-		m.steps += j
-		if s.Missing {
-			if tab.fill(m, r.PC-base) == nil {
-				break
-			}
-			continue
-		}
-		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.PC, r.X[arm64.LR], s.SP, r.SP) {
-			break
-		}
-	}
-	m.checkBudget(c)
-	return n
+	return plainLoop(m, c, t, max, tab, base,
+		func(max int) (int, isa.Stop) { return arm64.Run(tab.run, base, r, m, max) },
+		func(isa.Stop) (pc, next, sp uint64) { return r.PC, r.X[arm64.LR], r.SP })
 }
 
 func (k *arm64Core) trap(m *Machine, c, t int8, pc uint64) {

@@ -123,26 +123,9 @@ func (k *riscvCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
 func (k *riscvCore) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, k.st.base
-	max = m.plainBudget(max)
-	n := 0
-	for n < max {
-		m.loadedInto = 0
-		j, s := riscv.Run(tab.run, base, r, m, max-n)
-		n += j
-		m.steps += j
-		if s.Missing {
-			if tab.fill(m, r.PC-base) == nil {
-				break
-			}
-			continue
-		}
-		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.PC, s.PC+uint64(s.Len), s.SP, r.X[riscv.SP]) {
-			break
-		}
-	}
-	m.checkBudget(c)
-	return n
+	return plainLoop(m, c, t, max, tab, base,
+		func(max int) (int, isa.Stop) { return riscv.Run(tab.run, base, r, m, max) },
+		func(s isa.Stop) (pc, next, sp uint64) { return r.PC, s.PC + uint64(s.Len), r.X[riscv.SP] })
 }
 
 // trap: the kernel text mcountsim builds never executes ebreak, and no

@@ -119,26 +119,9 @@ func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
 func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
 	r := &k.regs[t]
 	tab, base := k.st.tab, k.st.base
-	max = m.plainBudget(max)
-	n := 0
-	for n < max {
-		m.loadedInto = 0
-		j, s := x86.Run(tab.run, base, r, m, max-n)
-		n += j
-		m.steps += j
-		if s.Missing {
-			if tab.fill(m, r.RIP-base) == nil {
-				break
-			}
-			continue
-		}
-		if (s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0) &&
-			m.plainStop(c, t, s.PC, s.Err, s.Flow, r.RIP, s.PC+uint64(s.Len), s.SP, r.R[x86.RSP]) {
-			break
-		}
-	}
-	m.checkBudget(c)
-	return n
+	return plainLoop(m, c, t, max, tab, base,
+		func(max int) (int, isa.Stop) { return x86.Run(tab.run, base, r, m, max) },
+		func(s isa.Stop) (pc, next, sp uint64) { return r.RIP, s.PC + uint64(s.Len), r.R[x86.RSP] })
 }
 
 // trap is the int3 handler of text_poke_bp, the step after the CPU took

@@ -141,7 +141,7 @@ type Task struct {
 	// handler (interrupts off) until the handler's next step.
 	InTrap    bool
 	CPU       int8
-	Preempted bool   // its last switch-out was involuntary
+	Preempted bool   // it is off its CPU, and its last switch-out was involuntary
 	NVCSW     uint16 // voluntary context switches
 	Shadow    detect.Shadow
 	Pass      detect.Pass
@@ -687,7 +687,7 @@ func (m *Machine) hashExact() [2]uint64 {
 	// of options, never which states follow.
 	h.u64(m.runnable())
 	h.u64(uint64(m.gpTasks))
-	m.hashProgress(&h)
+	m.hashProgress(&h, true)
 	if m.tr.on {
 		m.hashTracer(&h, true)
 	}
@@ -721,7 +721,7 @@ func (m *Machine) cpuRecord(c int) uint64 {
 func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	tk := &m.tasks[t]
 	*h, *rb = m.core.hashTask(*h, t, *rb)
-	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16)
+	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16 | b2u(tk.Preempted)<<17)
 	if tk.link.on {
 		h.u64(rb.v(tk.link.val) ^ rb.v(tk.link.from)<<1 ^ uint64(tk.link.src)<<56)
 	}
@@ -753,11 +753,16 @@ func (m *Machine) runnable() uint64 {
 	return r
 }
 
-// hashProgress feeds h the patcher's progress and the waits.
-func (m *Machine) hashProgress(h *hasher) {
+// hashProgress feeds h the patcher's progress and the waits. The CPUs a
+// sync_core still waits for (ipiWait) are those with the IPI pending, a
+// bit of each CPU's record: hashed by CPU number only when the CPUs are
+// (exact), so that the symmetric hash stays the same for every renaming.
+func (m *Machine) hashProgress(h *hasher, exact bool) {
 	h.u64(uint64(m.pop) | uint64(m.psub)<<32)
 	h.u64(b2u(m.stopOn) | uint64(m.gpKind)<<16 | b2u(m.spin)<<48 | b2u(m.bpOn)<<49 | uint64(m.bpOp)<<50)
-	h.u64(uint64(m.ipiWait))
+	if exact {
+		h.u64(uint64(m.ipiWait))
+	}
 	h.u64(uint64(m.nwrites)<<32 | b2u(m.done)<<63 | b2u(m.outOfSteps)<<62)
 }
 

@@ -23,6 +23,10 @@ func (m *Machine) switchTo(c int8, t int8) {
 		// preempted it.
 		m.syncCPU(c, fmt.Sprintf("task %d returning from the interrupt that preempted it", t))
 	}
+	// The flag is read here alone: a running task's next leave sets or
+	// clears it again. Cleared, it is hashed (hashTaskState) without
+	// telling running tasks apart by their past.
+	task.Preempted = false
 	m.event(Event{Kind: EvSwitch, CPU: int(c), Task: int(t), PC: m.pcOf(t)})
 	if m.tr.on && t < m.patcher {
 		m.switchIn(c, t)

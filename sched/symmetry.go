@@ -137,7 +137,11 @@ func (m *Machine) stackLo(t int) uint64 { return StackBase + uint64(t)*m.st.stac
 // stack is written relative to lo; foreign reports a word in another
 // worker's stack.
 func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
-	v := uint64(le32(m.stack[w*4:]))
+	return m.wordHashOf(w, t, lo, uint64(le32(m.stack[w*4:])))
+}
+
+// wordHashOf is wordHash with stack word w holding v.
+func (m *Machine) wordHashOf(w, t int, lo, v uint64) (h [2]uint64, foreign bool) {
 	x := uint64(w-t*m.cfg.StackWords)<<40 | uint64(m.slots[w])<<32
 	if v-lo <= m.st.stackSize {
 		x |= v - lo | 1<<63
@@ -196,8 +200,12 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		if rb.odd {
 			return sum, false
 		}
-		h.u64(m.stackSum[t][0])
-		h.u64(m.stackSum[t][1])
+		ss := m.stackSum[t]
+		if m.tr.on && m.tasks[t].State == Running {
+			ss = m.cpuRelative(t, rb.lo, ss)
+		}
+		h.u64(ss[0])
+		h.u64(ss[1])
 		h.u64(runq>>t&1 | uint64(m.gpTasks>>t&1)<<1)
 		if m.tr.on {
 			m.hashTracerTask(&h, int8(t))
@@ -244,7 +252,7 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 	m.hashTaskState(&h, m.patcher, &none)
 	h.u64(runq >> n)
 	h.u64(uint64(m.gpTasks >> n))
-	m.hashProgress(&h)
+	m.hashProgress(&h, false)
 	if m.tr.on {
 		m.hashTracer(&h, false)
 	}
@@ -267,6 +275,22 @@ func (m *Machine) perCPUDigest(c int) uint64 {
 		return 0
 	}
 	return mix(uint64(le32(m.data[off:])) + 0x7f4a7c15)
+}
+
+// cpuRelative returns the stack sum ss of running worker t with its
+// thread_info.cpu word written relative to the CPU it runs on (0 when the
+// scheduler's value is there): the CPU records are sorted, which renames
+// the CPUs, and a running task's cpu word is the number of the record it
+// is filed under, so hashed as it is it would keep apart two states that
+// differ only by a renaming (sound, but which of them the search meets
+// first would decide the states counted). A task that is not running
+// holds the number of a CPU it left, rewritten before it runs again, and
+// is hashed as it is.
+func (m *Machine) cpuRelative(t int, lo uint64, ss [2]uint64) [2]uint64 {
+	w := int(m.tiAddr(int8(t), kernel.TICPU)-StackBase) / 4
+	old, _ := m.wordHashOf(w, t, lo, uint64(le32(m.stack[w*4:])))
+	rel, _ := m.wordHashOf(w, t, lo, uint64(uint32(le32(m.stack[w*4:])-uint32(m.tasks[t].CPU))))
+	return [2]uint64{ss[0] - old[0] + rel[0], ss[1] - old[1] + rel[1]}
 }
 
 // sortPairs sorts a handful of 128-bit values in place.

@@ -433,7 +433,13 @@ func loadStore(inst *Resolved, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Fl
 	case xLDRH, xSTRH, xLDRSH:
 		size = 2
 	}
-	if addr&uint32(size-1) != 0 {
+	// ARMv7 with SCTLR.A = 0, as Linux runs (ARM ARM A3.2.1): LDR, STR,
+	// LDRH, LDRSH and STRH may be unaligned, and are then made of byte
+	// accesses (they are not single-copy atomic); gcc for v6+ emits them
+	// (-munaligned-access: two byte loads merged into an ldrh). LDRD,
+	// STRD, LDM, STM and a load into the pc must be aligned.
+	unaligned := addr&uint32(size-1) != 0
+	if unaligned && (x == xLDRD || x == xSTRD || inst.Rd == PC) {
 		return isa.FlowNext, wrapMemory("unaligned access")
 	}
 	flow := isa.FlowNext
@@ -443,7 +449,13 @@ func loadStore(inst *Resolved, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Fl
 		if size < 4 {
 			v &= 1<<(8*size) - 1
 		}
-		if err := store(bus, addr, size, v, inst.Rd); err != nil {
+		if unaligned {
+			for i := 0; i < size; i++ {
+				if err := store(bus, addr+uint32(i), 1, v>>(8*i)&0xff, inst.Rd); err != nil {
+					return isa.FlowNext, err
+				}
+			}
+		} else if err := store(bus, addr, size, v, inst.Rd); err != nil {
 			return isa.FlowNext, err
 		}
 	case xSTRD:
@@ -464,7 +476,17 @@ func loadStore(inst *Resolved, x xop, r *Regs, bus isa.Bus, next uint32) (isa.Fl
 		}
 		r.R[inst.Rd], r.R[inst.Ra] = lo, hi
 	default: // loads
-		v, err := load(bus, addr, size, inst.Rd)
+		var v uint32
+		var err error
+		if unaligned {
+			for i := 0; i < size && err == nil; i++ { // lowest address first
+				var b uint32
+				b, err = load(bus, addr+uint32(i), 1, inst.Rd)
+				v |= b << (8 * i)
+			}
+		} else {
+			v, err = load(bus, addr, size, inst.Rd)
+		}
 		if err != nil {
 			return isa.FlowNext, err
 		}

@@ -158,8 +158,15 @@ var execCases = []execCase{
 	{w: uint32(LdrPost(PC, SP, 8)), asm: "ldr pc, [sp], #8", in: "sp=0x2000 [0x2000]=0x3000", out: "pc=0x3000 sp=0x2008", flow: isa.FlowReturn, acc: "L4 0x2000 pc =0x3000"},
 	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2000 [0x2000]=0x3000", out: "pc=0x3000", flow: isa.FlowBranch, acc: "L4 0x2000 pc =0x3000"},
 	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2000 [0x2000]=0x3001", err: isa.ErrUnsupported},
-	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x2002", err: isa.ErrMemory},
-	{w: 0xe1d100b0, asm: "ldrh r0, [r1]", in: "r1=0x2001", err: isa.ErrMemory},
+	// Unaligned LDR, LDRH, STRH (ARMv7, SCTLR.A = 0): byte accesses, lowest
+	// address first; LDRD and a load into the pc must be aligned.
+	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x2002 [0x2000]=0x11223344 [0x2004]=0x55667788", out: "r0=0x77881122",
+		acc: "L1 0x2002 r0 =0x22; L1 0x2003 r0 =0x11; L1 0x2004 r0 =0x88; L1 0x2005 r0 =0x77"},
+	{w: 0xe1d100b0, asm: "ldrh r0, [r1]", in: "r1=0x2001 [0x2000]=0x11223344", out: "r0=0x2233", acc: "L1 0x2001 r0 =0x33; L1 0x2002 r0 =0x22"},
+	{w: 0xe1d100f0, asm: "ldrsh r0, [r1]", in: "r1=0x2003 [0x2000]=0x80000000 [0x2004]=0xff", out: "r0=0xffffff80", acc: "L1 0x2003 r0 =0x80; L1 0x2004 r0 =0xff"},
+	{w: 0xe1c100b0, asm: "strh r0, [r1]", in: "r0=0xabcd r1=0x2001", acc: "S1 0x2001 r0 =0xcd; S1 0x2002 r0 =0xab"},
+	{w: 0xe1c200d0, asm: "ldrd r0, [r2]", in: "r2=0x2002", err: isa.ErrMemory},
+	{w: 0xe591f000, asm: "ldr pc, [r1]", in: "r1=0x2002", err: isa.ErrMemory},
 	{w: 0xe5910000, asm: "ldr r0, [r1]", in: "r1=0x8000", err: isa.ErrMemory},
 	{w: 0xe5810000, asm: "str r0, [r1]", in: "r1=0x3ffe", err: isa.ErrMemory},
 

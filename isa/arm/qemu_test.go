@@ -288,6 +288,32 @@ func ldstForms() []qform {
 	return forms
 }
 
+// unalignedForms: LDR, STR (word) and LDRH, LDRSH, STRH (extra load/store,
+// imm8) at addresses off their alignment, which ARMv7 allows.
+func unalignedForms() []qform {
+	type op struct {
+		name string
+		w    uint32 // with rn, rt and the offset 0
+		size int
+	}
+	ops := []op{{"ldr", 0xe5900000, 4}, {"str", 0xe5800000, 4}, {"ldrh", 0xe1d000b0, 2}, {"ldrsh", 0xe1d000f0, 2}, {"strh", 0xe1c000b0, 2}}
+	var forms []qform
+	for _, o := range ops {
+		forms = append(forms, qform{name: o.name + " unaligned", gen: func(g *qgen) qcase {
+			g.start()
+			r := g.regs(2, lowRegs)
+			a := qemuMem + uint32(g.rng.IntN(qemuMemSize-o.size+1))
+			for a&uint32(o.size-1) == 0 {
+				a = qemuMem + uint32(g.rng.IntN(qemuMemSize-o.size+1))
+			}
+			g.c.r[r[1]] = a
+			g.c.w = o.w | uint32(r[1])<<16 | uint32(r[0])<<12
+			return g.c
+		}})
+	}
+	return forms
+}
+
 // extraForms: LDRH/STRH/LDRSB/LDRSH/LDRD/STRD with imm8 or register offsets.
 func extraForms() []qform {
 	type op struct {
@@ -530,6 +556,7 @@ func qemuForms() []qform {
 	f = append(f, dpForms()...)
 	f = append(f, mulForms()...)
 	f = append(f, ldstForms()...)
+	f = append(f, unalignedForms()...)
 	f = append(f, extraForms()...)
 	f = append(f, ldmForms()...)
 	f = append(f, miscForms()...)

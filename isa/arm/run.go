@@ -2,19 +2,6 @@ package arm
 
 import "github.com/mcountsim/mcountsim/isa"
 
-// Stop says where Run stopped.
-type Stop struct {
-	// PC and SP are the pc and stack pointer before the last instruction
-	// Run executed; Flow and Err say how it left.
-	PC, SP uint32
-	Flow   isa.Flow
-	Err    error
-	// Missing: Run stopped before the pc in the registers, for which its
-	// table holds no instruction (PC, SP, Flow and Err are the previous
-	// instruction's, which needs no attention).
-	Missing bool
-}
-
 // Run executes instructions against r and bus back to back, each the one
 // that run holds for its pc (run[pc-base]), and returns how many it
 // executed (at most max) and where it stopped: before a pc that run holds
@@ -23,7 +10,7 @@ type Stop struct {
 // detectors look at those). Each instruction does to r and bus what Exec
 // does: Exec is Run over a table of one. The data-processing fast path
 // (fast.go) runs inline, without a call.
-func Run(run []*Resolved, base uint32, r *Regs, bus isa.Bus, max int) (n int, s Stop) {
+func Run(run []*Resolved, base uint32, r *Regs, bus isa.Bus, max int) (n int, s isa.Stop) {
 	for n < max {
 		pc := r.R[PC]
 		off := uint64(pc - base)
@@ -32,7 +19,7 @@ func Run(run []*Resolved, base uint32, r *Regs, bus isa.Bus, max int) (n int, s 
 			return n, s
 		}
 		inst := run[off]
-		s.PC, s.SP = pc, r.R[SP]
+		s.PC, s.SP, s.Len = uint64(pc), uint64(r.R[SP]), 4
 		n++
 		// A failed condition makes any instruction a no-op, even one this
 		// executor cannot run (A8.3).

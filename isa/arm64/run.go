@@ -2,19 +2,6 @@ package arm64
 
 import "github.com/mcountsim/mcountsim/isa"
 
-// Stop says where Run stopped.
-type Stop struct {
-	// PC and SP are the pc and stack pointer before the last instruction
-	// Run executed; Flow and Err say how it left.
-	PC, SP uint64
-	Flow   isa.Flow
-	Err    error
-	// Missing: Run stopped before the pc in the registers, for which its
-	// table holds no instruction (the other fields are the previous
-	// instruction's, which needs no attention).
-	Missing bool
-}
-
 // Run executes instructions against r and bus back to back, each the one
 // that run holds for its pc (run[pc-base]), and returns how many it
 // executed (at most max) and where it stopped: before a pc that run holds
@@ -23,7 +10,7 @@ type Stop struct {
 // look at those). Each instruction does to r and bus what Exec does: Exec
 // is Run over a table of one. The commonest operations, add, sub and the
 // logical ones, and word and doubleword loads and stores, run from here.
-func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s Stop) {
+func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s isa.Stop) {
 	for n < max {
 		pc := r.PC
 		off := pc - base
@@ -32,31 +19,56 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			return n, s
 		}
 		inst := run[off]
-		s.PC, s.SP = pc, r.SP
+		s.PC, s.SP, s.Len = pc, r.SP, 4
 		n++
 		if inst.err == nil {
 			var err error
 			switch inst.x {
-			case xAddImm, xSubImm:
+			case xAddImm, xSubImm, xAddReg, xSubReg:
+				// addSub's immediate and shifted-register forms.
 				x, y, carry := r.get(inst.rn), inst.imm, false
-				if inst.x == xSubImm {
+				if inst.x == xAddReg || inst.x == xSubReg {
+					y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
+				}
+				if inst.x == xSubImm || inst.x == xSubReg {
 					y, carry = ^y, true
 				}
-				res, n, z, c, v := addWithCarry(x, y, carry, inst.sf)
+				res, nf, z, c, v := addWithCarry(x, y, carry, inst.sf)
 				if inst.setFlags {
-					r.N, r.Z, r.C, r.V = n, z, c, v
+					r.N, r.Z, r.C, r.V = nf, z, c, v
 				}
 				r.set(inst.rd, res)
 				r.PC = pc + 4
 				s.Flow, s.Err = isa.FlowNext, nil
 				continue
-			case xAddReg, xSubReg:
-				addSub(inst, r)
-				r.PC = pc + 4
-				s.Flow, s.Err = isa.FlowNext, nil
-				continue
 			case xAndImm, xOrrImm, xEorImm, xAndReg, xOrrReg, xEorReg:
-				logical(inst, r)
+				// logical, inline.
+				x, y := r.get(inst.rn), inst.imm
+				if inst.x >= xAndReg {
+					y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
+					if inst.invert {
+						y = ^y
+					}
+				}
+				var res uint64
+				switch inst.x {
+				case xAndImm, xAndReg:
+					res = x & y
+				case xOrrImm, xOrrReg:
+					res = x | y
+				default:
+					res = x ^ y
+				}
+				res = trunc(res, inst.sf)
+				if inst.setFlags {
+					if inst.sf {
+						r.N = res>>63 != 0
+					} else {
+						r.N = res>>31 != 0
+					}
+					r.Z, r.C, r.V = res == 0, false, false
+				}
+				r.set(inst.rd, res)
 				r.PC = pc + 4
 				s.Flow, s.Err = isa.FlowNext, nil
 				continue

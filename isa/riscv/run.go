@@ -2,20 +2,6 @@ package riscv
 
 import "github.com/mcountsim/mcountsim/isa"
 
-// Stop says where Run stopped.
-type Stop struct {
-	// PC and SP are the pc and stack pointer before the last instruction
-	// Run executed, Len its length; Flow and Err say how it left.
-	PC, SP uint64
-	Len    uint8
-	Flow   isa.Flow
-	Err    error
-	// Missing: Run stopped before the pc in the registers, for which its
-	// table holds no instruction (the other fields are the previous
-	// instruction's, which needs no attention).
-	Missing bool
-}
-
 // Run executes instructions against r and bus back to back, each the one
 // that run holds for its pc (run[pc-base]), and returns how many it
 // executed (at most max) and where it stopped: before a pc that run holds
@@ -23,7 +9,7 @@ type Stop struct {
 // called, returned, or loaded ra (the caller's detectors look at those).
 // Each instruction does to r and bus what Exec does: Exec is Run over a
 // table of one.
-func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s Stop) {
+func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s isa.Stop) {
 	for n < max {
 		pc := r.PC
 		off := pc - base
