@@ -239,7 +239,14 @@
 // argument above), and expanded exactly once; the steps from a key to the
 // next branching point or to the end of a run depend on the key only. So
 // the counts of a finished bound (branching states, steps, complete runs)
-// are the same for any number of workers and any timing. A hazard stops
+// are the same for any number of workers and any timing. That rests on
+// the keys being canonical: two states with one key must have successors
+// with the same keys (sched's TestHashDecidesTheFuture), or which of them
+// a worker meets first would decide the keys that follow. In the tracer
+// kernel they are not quite: a register that loaded thread_info.cpu holds
+// a CPU number, hashed as it is, while the CPUs are renamed, so there the
+// counts (never the verdict or the hazard kinds, since every merge is of
+// states with the same futures) may vary with timing. A hazard stops
 // the bound at once; which hazard a worker meets first depends on timing,
 // so the counts of an UNSAFE result are those of the bounds finished before
 // it, and the counterexample is made canonical by minimization.
