@@ -115,10 +115,10 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		r.set(inst.rd, pc+inst.imm)
 	case xAdrp:
 		r.set(inst.rd, pc&^0xfff+inst.imm)
-	case xAddImm, xSubImm, xAddReg, xSubReg, xAddExt, xSubExt, xAdc, xSbc:
+	// add and sub of an immediate or a shifted register, and the logical
+	// operations, run inline in Run and never reach here.
+	case xAddExt, xSubExt, xAdc, xSbc:
 		addSub(inst, r)
-	case xAndImm, xOrrImm, xEorImm, xAndReg, xOrrReg, xEorReg:
-		logical(inst, r)
 	case xMovZ:
 		r.set(inst.rd, inst.imm)
 	case xMovN:
@@ -300,17 +300,13 @@ func extendReg(v uint64, option, shift uint8) uint64 {
 	return v << shift
 }
 
+// addSub executes the add and sub forms Run does not run inline: extended
+// registers, and with carry.
 func addSub(inst *Resolved, r *Regs) {
 	x := r.get(inst.rn)
 	var y uint64
 	sub, carry := false, false
 	switch inst.x {
-	case xAddImm, xSubImm:
-		y = inst.imm
-		sub = inst.x == xSubImm
-	case xAddReg, xSubReg:
-		y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
-		sub = inst.x == xSubReg
 	case xAddExt, xSubExt:
 		y = extendReg(r.get(inst.rm), inst.shift, inst.amount)
 		sub = inst.x == xSubExt
@@ -327,39 +323,6 @@ func addSub(inst *Resolved, r *Regs) {
 	res, n, z, c, v := addWithCarry(x, y, carry, inst.sf)
 	if inst.setFlags {
 		r.N, r.Z, r.C, r.V = n, z, c, v
-	}
-	r.set(inst.rd, res)
-}
-
-func logical(inst *Resolved, r *Regs) {
-	x := r.get(inst.rn)
-	var y uint64
-	switch inst.x {
-	case xAndImm, xOrrImm, xEorImm:
-		y = inst.imm
-	default:
-		y = shiftReg(r.get(inst.rm), inst.shift, inst.amount, inst.sf)
-		if inst.invert {
-			y = ^y
-		}
-	}
-	var res uint64
-	switch inst.x {
-	case xAndImm, xAndReg:
-		res = x & y
-	case xOrrImm, xOrrReg:
-		res = x | y
-	default:
-		res = x ^ y
-	}
-	res = trunc(res, inst.sf)
-	if inst.setFlags {
-		if inst.sf {
-			r.N = res>>63 != 0
-		} else {
-			r.N = res>>31 != 0
-		}
-		r.Z, r.C, r.V = res == 0, false, false
 	}
 	r.set(inst.rd, res)
 }
