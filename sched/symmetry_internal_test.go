@@ -114,3 +114,22 @@ func TestRefSymmetricRebases(t *testing.T) {
 	}
 	require.True(t, m.refSymmetric(nil))
 }
+
+// A running task's thread_info.cpu names the CPU whose record it is filed
+// under: the same task switched in on CPU 0 or on CPU 1, the other idle,
+// is one state up to a renaming of the CPUs.
+func TestSymmetryRunningTaskCPU(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM, kernel.Config{Tracer: &kernel.Tracer{Name: "counter",
+		Steps: []string{"disabled_inc", "record_if_first", "disabled_dec"}}})
+	require.NoError(t, err)
+	on := func(c int8) [2]uint64 {
+		m, err := New(img, Config{CPUs: 2, Tasks: 2, StackWords: 1 << (kernel.DefaultThreadShift - 2)}, &Program{})
+		require.NoError(t, err)
+		m.switchTo(c, 0)
+		require.Equal(t, uint32(c), m.tiGet(0, kernel.TICPU))
+		h, ok := m.hashSym()
+		require.True(t, ok)
+		return h
+	}
+	require.Equal(t, on(0), on(1))
+}
