@@ -490,27 +490,24 @@ func loadStore1(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) error {
 	if (inst.x == xLoadAcq || inst.x == xStoreRel) && addr&uint64(size-1) != 0 {
 		return errAlign
 	}
-	switch inst.x {
-	case xLoad, xLoadAcq:
-		v, err := bus.Load(addr, size, busReg(inst.rd))
+	rt := busReg(inst.rd)
+	if inst.x == xLoad || inst.x == xLoadAcq {
+		v, err := bus.Load(addr, size, rt)
 		if err != nil {
 			return err
 		}
 		r.set(inst.rd, extendLoad(v, inst.size, inst.sx))
-	default:
-		v := r.get(inst.rd)
-		if size < 8 {
-			v &= 1<<(8*size) - 1
-		}
-		if err := bus.Store(addr, size, v, busReg(inst.rd)); err != nil {
-			return err
-		}
+	} else if err := bus.Store(addr, size, r.get(inst.rd)&sizeMask[size&15], rt); err != nil {
+		return err
 	}
 	if inst.mode == modePre || inst.mode == modePost {
 		r.set(inst.rn, wback)
 	}
 	return nil
 }
+
+// sizeMask is the mask of an access of size bytes (indexed size&15).
+var sizeMask = [16]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
 
 // loadStorePair executes LDP, LDPSW and STP; the first register goes to
 // the lower address (ARM ARM C6.2.164, C6.2.321).
@@ -520,26 +517,25 @@ func loadStorePair(inst *Resolved, r *Regs, bus isa.Bus) error {
 		return err
 	}
 	size := int(inst.size)
+	rt, rt2 := busReg(inst.rd), busReg(inst.ra)
 	if inst.x == xLoadPair {
-		v1, err := bus.Load(addr, size, busReg(inst.rd))
+		v1, err := bus.Load(addr, size, rt)
 		if err != nil {
 			return err
 		}
-		v2, err := bus.Load(addr+uint64(size), size, busReg(inst.ra))
+		v2, err := bus.Load(addr+uint64(size), size, rt2)
 		if err != nil {
 			return err
 		}
 		r.set(inst.rd, extendLoad(v1, inst.size, inst.sx))
 		r.set(inst.ra, extendLoad(v2, inst.size, inst.sx))
 	} else {
-		v1, v2 := r.get(inst.rd), r.get(inst.ra)
-		if size == 4 {
-			v1, v2 = v1&0xffffffff, v2&0xffffffff
-		}
-		if err := bus.Store(addr, size, v1, busReg(inst.rd)); err != nil {
+		m := sizeMask[size&15]
+		v1, v2 := r.get(inst.rd)&m, r.get(inst.ra)&m
+		if err := bus.Store(addr, size, v1, rt); err != nil {
 			return err
 		}
-		if err := bus.Store(addr+uint64(size), size, v2, busReg(inst.ra)); err != nil {
+		if err := bus.Store(addr+uint64(size), size, v2, rt2); err != nil {
 			return err
 		}
 	}

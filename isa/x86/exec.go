@@ -552,36 +552,35 @@ func shift(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) 
 	return isa.FlowNext, nil
 }
 
-// shift is SHL, SHR or SAR of v by inst's count, with the flags.
+// shift is SHL, SHR or SAR of v (of inst.size bytes) by inst's count,
+// with the flags. The operand is shifted with its sign bit at bit 63
+// (topShift), so that every size takes the same operations.
 func (r *Regs) shift(inst *Resolved, v uint64) uint64 {
 	size := inst.size
 	n := uint64(inst.src.val)
 	if inst.src.kind == kindReg {
 		n = r.R[RCX]
 	}
-	if size == 8 {
-		n &= 63
-	} else {
-		n &= 31
-	}
+	n &= countMask[size&15]
 	if n == 0 {
 		return v
 	}
-	nbits := uint64(size) * 8
-	m := sizeMask[size]
+	k := topShift[size&15] & 63
+	x := v << k // the operand at the top
 	var res uint64
 	switch inst.Op {
 	case x86asm.SHL:
-		res = v << n & m
-		r.CF = n <= nbits && v>>(nbits-n)&1 != 0
-		r.OF = (res>>(nbits-1)&1 != 0) != r.CF
+		res = x << n >> k
+		// The last bit shifted out; none when the count exceeds the size.
+		r.CF = x<<(n-1)>>63 != 0
+		r.OF = (x<<n>>63 != 0) != r.CF
 	case x86asm.SHR:
-		res = v >> n
-		r.CF = v>>(n-1)&1 != 0
-		r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
-	case x86asm.SAR:
-		sv := int64(signExtend(v, size))
-		res = uint64(sv>>n) & m
+		res = x >> n >> k
+		r.CF = x>>(n-1)>>k&1 != 0
+		r.OF = x>>(n-1)>>63 != 0
+	default: // SAR
+		sv := int64(x) >> k // sign-extended
+		res = uint64(sv>>n) & sizeMask[size&15]
 		r.CF = sv>>(n-1)&1 != 0
 		r.OF = false
 	}
@@ -589,6 +588,9 @@ func (r *Regs) shift(inst *Resolved, v uint64) uint64 {
 	r.result(res, size)
 	return res
 }
+
+// countMask masks a shift count: 6 bits for 64-bit operands, else 5.
+var countMask = [16]uint64{1: 31, 2: 31, 4: 31, 8: 63}
 
 // imul returns the truncated signed product of a and b (both size bytes)
 // and sets CF and OF when it differs from the full product (SDM "IMUL").
