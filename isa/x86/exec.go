@@ -449,20 +449,18 @@ func (r *Regs) result(res uint64, size uint8) {
 	r.PF = parity(res)
 }
 
-// add returns a+b+carry truncated to size bytes (a and b are of that size,
-// carry 0 or 1) and sets all six flags as ADD/ADC do (SDM "ADD", "ADC").
-// The operands are added with their sign bits at bit 63, so that one
-// 64-bit addition gives CF and OF for every size.
+// add returns a+b+carry truncated to size bytes (carry 0 or 1) and sets
+// all six flags as ADD/ADC do (SDM "ADD", "ADC"). The operands are added
+// with their sign bits at bit 63, so that one 64-bit addition gives CF
+// and OF at every size; the bits below a's are ones, so that the carry in
+// at bit 0 reaches a's lowest bit exactly when it is 1.
 func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
-	k := topShift[size&15] & 63
-	x, y := a<<k, b<<k
-	sum, c1 := bits.Add64(x, y, 0)
-	sum, c2 := bits.Add64(sum, carry<<k, 0)
+	k := (64 - uint(size)<<3) & 63
+	x, y := a<<k|(1<<k-1), b<<k
+	sum, c := bits.Add64(x, y, carry)
 	res := sum >> k
-	r.CF = c1|c2 != 0
-	r.OF = (x^sum)&(y^sum)>>63 != 0
-	r.AF = (a^b^res)&0x10 != 0
-	r.SF, r.ZF, r.PF = sum>>63 != 0, sum == 0, parity(res)
+	r.CF, r.OF, r.AF = c != 0, (x^sum)&(y^sum)>>63 != 0, (a^b^res)&0x10 != 0
+	r.SF, r.ZF, r.PF = sum>>63 != 0, res == 0, parity(res)
 	return res
 }
 
@@ -471,7 +469,7 @@ func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
 // as the ALU does, and CF and AF are the borrows, the complements of that
 // sum's carries.
 func (r *Regs) sub(a, b, borrow uint64, size uint8) uint64 {
-	res := r.add(a, ^b&sizeMask[size&15], 1-borrow, size)
+	res := r.add(a, ^b, 1-borrow, size)
 	r.CF, r.AF = !r.CF, !r.AF
 	return res
 }

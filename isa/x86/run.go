@@ -14,8 +14,8 @@ import (
 // own case of one switch, with their operands read and written without a
 // branch (get, set) and their flags computed at once, in a few operations.
 func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s isa.Stop) {
+	pc := r.RIP // kept here between instructions: the next pc waits on no store
 	for n < max {
-		pc := r.RIP
 		off := pc - base
 		if off >= uint64(len(run)) || run[off] == nil {
 			s.Missing = true
@@ -34,6 +34,7 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			if s.Err != nil || s.Flow >= isa.FlowCall || inst.linkLoad {
 				return n, s
 			}
+			pc = r.RIP
 			continue
 		case fastMov:
 			r.set(d, r.value(src, size))
@@ -80,7 +81,7 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			s.Flow, s.Err = isa.FlowNext, execError(inst, pc, err)
 			return n, s
 		}
-		r.RIP = next
+		r.RIP, pc = next, next
 		s.Flow, s.Err = isa.FlowNext, nil
 	}
 	return n, s
