@@ -58,12 +58,21 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			}
 		case fastShift:
 			r.set(d, r.shift(inst, r.get(d)))
-		case fastAdd:
-			r.set(d, r.add(r.get(d), r.value(src, size), 0, size))
-		case fastSub:
-			r.set(d, r.sub(r.get(d), r.value(src, size), 0, size))
-		case fastCmp:
-			r.sub(r.get(d), r.value(src, size), 0, size)
+		case fastAdd, fastSub, fastCmp:
+			// add, and sub as the add of the complement with the borrows
+			// inverted, as Regs.add and Regs.sub do, inline.
+			k := (64 - uint(size)<<3) & 63
+			a, b, carry := r.get(d), r.value(src, size), uint64(0)
+			if inst.fast != fastAdd {
+				b, carry = ^b, 1
+			}
+			res := r.addTop(a<<k|(1<<k-1), b<<k, carry, k)
+			if inst.fast != fastAdd {
+				r.CF, r.AF = !r.CF, !r.AF
+			}
+			if inst.fast != fastCmp {
+				r.set(d, res)
+			}
 		case fastAnd:
 			r.set(d, r.logic(r.get(d)&r.value(src, size), size))
 		case fastTest:
