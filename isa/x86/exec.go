@@ -466,20 +466,13 @@ func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
 	return res
 }
 
-// sub returns a-b-borrow truncated to size bytes (a and b are of that
-// size, borrow 0 or 1) and sets all six flags as SUB/SBB/CMP do (SDM
-// "SUB", "SBB", "CMP"): CF and AF are the borrows out of the top bit and
-// out of bit 3, OF the signed overflow.
+// sub returns a-b-borrow truncated to size bytes and sets all six flags as
+// SUB/SBB/CMP do (SDM "SUB", "SBB", "CMP"): it adds a + ^b + (1 - borrow)
+// as the ALU does, and CF and AF are the borrows, the complements of that
+// sum's carries.
 func (r *Regs) sub(a, b, borrow uint64, size uint8) uint64 {
-	k := topShift[size&15] & 63
-	x, y := a<<k, b<<k
-	diff, b1 := bits.Sub64(x, y, 0)
-	diff, b2 := bits.Sub64(diff, borrow<<k, 0)
-	res := diff >> k
-	r.CF = b1|b2 != 0
-	r.OF = (x^y)&(x^diff)>>63 != 0
-	r.AF = (a^b^res)&0x10 != 0
-	r.SF, r.ZF, r.PF = diff>>63 != 0, diff == 0, parity(res)
+	res := r.add(a, ^b&sizeMask[size&15], 1-borrow, size)
+	r.CF, r.AF = !r.CF, !r.AF
 	return res
 }
 
