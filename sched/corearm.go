@@ -116,14 +116,10 @@ func (k *armCore) isLink(src uint8) bool      { return src == arm.LR }
 func (k *armCore) scratchLink(reg uint8) bool { return reg == arm.LR }
 func (k *armCore) slotWriter(uint8) string    { return "" }
 
+// regName: r13-r15 go by their roles.
 func (k *armCore) regName(r uint8) string {
-	switch r {
-	case arm.SP:
-		return "sp"
-	case arm.LR:
-		return "lr"
-	case arm.PC:
-		return "pc"
+	if r >= arm.SP && r <= arm.PC {
+		return [...]string{"sp", "lr", "pc"}[r-arm.SP]
 	}
 	return fmt.Sprintf("r%d", r)
 }
