@@ -71,7 +71,7 @@ func TestFreedFramesCounts(t *testing.T) {
 	}{
 		{kernel.ARM, "jmp-over", 15294, 6882, 5357, 2836},
 		{kernel.ARM, "two-step-sched", 3052, 1370, 1336, 717},
-		{kernel.X86, "text-poke-bp", 123269, 52867, 35235, 18271},
+		{kernel.X86, "text-poke-bp", 92835, 39854, 26957, 13970},
 	} {
 		t.Run(fmt.Sprintf("%v/%s", c.arch, c.strategy), func(t *testing.T) {
 			for _, keep := range []bool{false, true} {
