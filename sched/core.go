@@ -219,8 +219,12 @@ func newPlainTable[I any](textSize int, align uint64) *plainTable[I] {
 	return p
 }
 
-// mark remembers inst as the plain decoding at text offset off.
+// mark remembers inst as the plain decoding at text offset off (once: the
+// bytes of a plain instruction never change, nor does its decoding).
 func (p *plainTable[I]) mark(off uint64, inst *I) {
+	if p.plain[off>>p.shift] != nil {
+		return
+	}
 	if len(p.dense) == cap(p.dense) {
 		p.dense = make([]I, 0, 256) // the full chunk stays where plain points
 	}

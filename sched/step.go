@@ -238,6 +238,14 @@ func (m *Machine) Apply(a Action) {
 	m.lastCPU = a.CPU
 	c := a.CPU
 	cpu := &m.cpus[c]
+	// A step changes no task but the one its CPU runs before and after
+	// it, and those the scheduler's primitives move (which mark them
+	// themselves: enqueue, switchTo, leave); the tracer kernel's
+	// interrupts and wakeups reach further.
+	touch := taskBit(cpu.Cur)
+	if m.tr.on || a.Kind == ActIRQ || a.Kind == ActWake {
+		touch = ^uint32(0)
+	}
 	switch a.Kind {
 	case ActPick:
 		m.switchTo(c, a.Task)
@@ -264,7 +272,7 @@ func (m *Machine) Apply(a Action) {
 		m.tasks[t].Preempted = true
 		m.enqueue(t)
 		if m.shape.excSync {
-			m.syncCPU(c, "the interrupt that preempted task "+fmt.Sprint(t))
+			m.syncCPUTask(c, "the interrupt that preempted task %d", t)
 		}
 		m.switchTo(c, a.Task)
 	case ActIPI:
@@ -288,6 +296,7 @@ func (m *Machine) Apply(a Action) {
 		}
 	}
 	m.checkBudget(c)
+	m.touched(touch | taskBit(cpu.Cur))
 }
 
 // checkBudget ends a run that used up its step budget. Such a run has no
@@ -329,12 +338,17 @@ func (m *Machine) RunLocal(max int) int {
 	}
 	c := m.lastCPU
 	n := 0
+	var touch uint32
+	if m.tr.on {
+		touch = ^uint32(0)
+	}
 	for n < max && !m.done {
 		cpu := &m.cpus[c]
 		t := cpu.Cur
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
 			break
 		}
+		touch |= taskBit(t)
 		if !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
 			k := m.core.runPlain(m, c, t, max-n)
@@ -355,5 +369,6 @@ func (m *Machine) RunLocal(max int) int {
 			break
 		}
 	}
+	m.touched(touch | taskBit(m.cpus[c].Cur))
 	return n
 }
