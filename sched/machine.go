@@ -835,13 +835,19 @@ func mum(x, y uint64) uint64 {
 func mix(x uint64) uint64 { return mum(x^0x2d358dccaa6c78a5, 0x8bb84b93962eacc9) }
 
 func (h *hasher) u64(v uint64) {
-	if h.n&1 == 0 {
-		h.p = v
-	} else {
-		h.pair(h.p, v)
-	}
 	h.n++
+	if h.n&1 != 0 {
+		h.p = v
+		return
+	}
+	h.fold(v)
 }
+
+// fold folds p and v into the lanes: u64's second word of a pair, out of
+// line so that u64 inlines.
+//
+//go:noinline
+func (h *hasher) fold(v uint64) { h.pair(h.p, v) }
 
 func (h *hasher) pair(p, v uint64) {
 	h.a = mum(h.a^p^0xa0761d6478bd642f, bits.RotateLeft64(h.a, 32)^v^0xe7037ed1a0b428db)
@@ -861,7 +867,7 @@ func (h *hasher) bytes(p []byte) {
 // sum is the hash of the words fed so far (their number included).
 func (h *hasher) sum() [2]uint64 {
 	a, b := h.a, h.b
-	if h.n&1 == 1 {
+	if h.n&1 != 0 {
 		x := *h
 		x.pair(h.p, 0)
 		a, b = x.a, x.b
