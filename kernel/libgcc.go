@@ -1,7 +1,10 @@
 package kernel
 
 import (
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mcountsim/mcountsim/isa/arm"
 )
@@ -60,45 +63,39 @@ import (
 // first tries the 32-bit one when both high words are zero, else runs 64
 // steps of shift-and-subtract on the 128-bit remainder:dividend pair.
 
-// libgccAliases maps every helper name to the routine that implements it
-// (a name mapped to itself is a routine).
+// libgccAliases maps the helper names that are other names of a routine
+// to the routine (libgccCode defines each as a branch to it).
 var libgccAliases = map[string]string{
-	"__aeabi_uidiv": "__aeabi_uidiv", "__aeabi_uidivmod": "__aeabi_uidiv", "__udivsi3": "__aeabi_uidiv",
-	"__aeabi_idiv": "__aeabi_idiv", "__aeabi_idivmod": "__aeabi_idiv", "__divsi3": "__aeabi_idiv",
-	"__umodsi3": "__umodsi3", "__modsi3": "__modsi3",
-	"__aeabi_uldivmod": "__aeabi_uldivmod", "__udivdi3": "__aeabi_uldivmod",
-	"__aeabi_ldivmod": "__aeabi_ldivmod", "__divdi3": "__aeabi_ldivmod",
-	"__umoddi3": "__umoddi3", "__moddi3": "__moddi3",
-	"__aeabi_llsl": "__aeabi_llsl", "__ashldi3": "__aeabi_llsl",
-	"__aeabi_llsr": "__aeabi_llsr", "__lshrdi3": "__aeabi_llsr",
-	"__aeabi_lasr": "__aeabi_lasr", "__ashrdi3": "__aeabi_lasr",
-	"__aeabi_lmul": "__aeabi_lmul", "__muldi3": "__aeabi_lmul",
-	"__popcountsi2": "__popcountsi2", "__popcountdi2": "__popcountdi2",
-	"__paritysi2": "__paritysi2", "__paritydi2": "__paritydi2",
-	"__ctzdi2": "__ctzdi2", "__ffsdi2": "__ffsdi2",
-	"__clrsbsi2": "__clrsbsi2", "__clrsbdi2": "__clrsbdi2",
-	"__bswapsi2": "__bswapsi2", "__bswapdi2": "__bswapdi2",
-	"memcpy": "memcpy", "memmove": "memmove", "memset": "memset",
-	"strlen": "strlen", "strnlen": "strnlen", "memcmp": "memcmp", "strcmp": "strcmp", "strncmp": "strncmp",
-	"strchr": "strchr", "memchr": "memchr", "strcpy": "strcpy",
+	"__aeabi_uidivmod": "__aeabi_uidiv", "__udivsi3": "__aeabi_uidiv",
+	"__aeabi_idivmod": "__aeabi_idiv", "__divsi3": "__aeabi_idiv",
+	"__udivdi3": "__aeabi_uldivmod", "__divdi3": "__aeabi_ldivmod",
+	"__ashldi3": "__aeabi_llsl", "__lshrdi3": "__aeabi_llsr", "__ashrdi3": "__aeabi_lasr",
+	"__muldi3": "__aeabi_lmul",
 }
+
+// armHelperNames are the helper names LinkObject links as code for ARM,
+// sorted: the exported labels of the library (its routines and their
+// aliases).
+var armHelperNames = func() []string {
+	var out []string
+	for _, it := range libgccCode() {
+		if it.label != "" && !strings.HasPrefix(it.label, ".") {
+			out = append(out, it.label)
+		}
+	}
+	sort.Strings(out)
+	return out
+}()
 
 // IsARMHelper reports whether name is one of the run-time helpers that
 // LinkObject links as real A32 code rather than as a stub.
 func IsARMHelper(name string) bool {
-	_, ok := libgccAliases[name]
+	_, ok := slices.BinarySearch(armHelperNames, name)
 	return ok
 }
 
 // ARMHelpers lists the helper names LinkObject implements, sorted.
-func ARMHelpers() []string {
-	var out []string
-	for n := range libgccAliases {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func ARMHelpers() []string { return slices.Clone(armHelperNames) }
 
 // lgItem is one line of the helper library: a label, an instruction, or a
 // branch to a label (B or BL, with the condition of w).
@@ -517,11 +514,9 @@ func libgccCode() []lgItem {
 	w(ret)
 
 	// The aliases: a branch to the routine.
-	for _, n := range ARMHelpers() {
-		if to := libgccAliases[n]; to != n {
-			lab(n)
-			b(arm.AL, to)
-		}
+	for _, n := range slices.Sorted(maps.Keys(libgccAliases)) {
+		lab(n)
+		b(arm.AL, libgccAliases[n])
 	}
 	return c
 }

@@ -27,7 +27,9 @@ import (
 //
 // Everything else (the worker step, site passes, detectors, the
 // scheduler, the patcher and the kernel services) is written once, in
-// terms of this interface, for every core.
+// terms of this interface, for every core; so is what the cores have
+// alike (coreBase, which each embeds: the registers of every task, the
+// plain decodings, stepPlain and runPlain over the ISA's Exec and Run).
 type core interface {
 	// reset starts task t at entry with stack pointer sp.
 	reset(t int8, entry, sp uint64)
@@ -112,10 +114,11 @@ type core interface {
 	describe(addr uint64, b []byte) string
 }
 
-// effect is what an executed instruction did to control flow: how it left
-// (flow), where to (target: the new pc), the return address a call linked
-// (link), and the stack pointer before and after it.
+// effect is what an executed instruction at pc did to control flow: how it
+// left (flow), where to (target: the new pc), the return address a call
+// linked (link), and the stack pointer before and after it.
 type effect struct {
+	pc       uint64 // the instruction's address
 	flow     isa.Flow
 	target   uint64
 	link     uint64
@@ -183,15 +186,90 @@ func newCore(img *kernel.Image) (core, isaShape, error) {
 
 // coreStatic is the part of a core that every clone of one machine shares
 // (and so never crosses goroutines: see Machine): the decode cache (of
-// type C), the plain decodings (of type I) and the text's base address.
-type coreStatic[C any, I any] struct {
+// type C), the plain decodings (of type I) and the text's base address,
+// and the two functions the fast paths need of the ISA (whose registers
+// are of type R): its Run (run), and where its registers keep the pc, the
+// link and the stack pointer (regs).
+type coreStatic[C any, I any, R any] struct {
 	dec  C
 	tab  *plainTable[I]
 	base uint64
+	// run is the ISA package's Run: it executes up to max instructions
+	// for registers r, each the one tab holds for its pc (tab[pc-base]),
+	// and says where it stopped.
+	run func(tab []*I, base uint64, r *R, bus isa.Bus, max int) (int, isa.Stop)
+	// regs gives the registers after a stop s: the pc, the value a return
+	// there would go to (the link register, or the address after the
+	// instruction where the ISA has none), and the stack pointer.
+	regs func(r *R, s isa.Stop) (pc, next, sp uint64)
 }
 
-func newCoreStatic[C any, I any](dec C, img *kernel.Image, align uint64) *coreStatic[C, I] {
-	return &coreStatic[C, I]{dec: dec, tab: newPlainTable[I](len(img.Text), align), base: img.Base}
+// coreBase is the part of a core written once for every ISA: the shared
+// part (st), the registers of every task, and the execution of plain
+// decodings through the ISA's Run, by the general path's fast path
+// (stepPlain) and by RunLocal's inner loop (runPlain).
+type coreBase[C any, I any, R any] struct {
+	st   *coreStatic[C, I, R]
+	regs [MaxTasks]R
+	one  [1]*I // the table of one decoding that stepPlain runs
+}
+
+func newCoreBase[C any, I any, R any](dec C, img *kernel.Image, align uint64,
+	run func(tab []*I, base uint64, r *R, bus isa.Bus, max int) (int, isa.Stop),
+	regs func(r *R, s isa.Stop) (pc, next, sp uint64)) coreBase[C, I, R] {
+	return coreBase[C, I, R]{st: &coreStatic[C, I, R]{dec: dec, tab: newPlainTable[I](len(img.Text), align), base: img.Base,
+		run: run, regs: regs}}
+}
+
+// stepPlain runs task t's plain decoding at off, the task's pc, if there
+// is one (Run over a table of one, as the ISA's Exec does), and hands it
+// to the general path's tail (plainDone).
+func (b *coreBase[C, I, R]) stepPlain(m *Machine, c, t int8, off uint64) bool {
+	st := b.st
+	inst := st.tab.at(off)
+	if inst == nil {
+		return false
+	}
+	r := &b.regs[t]
+	b.one[0] = inst
+	_, s := st.run(b.one[:], st.base+off, r, m, 1)
+	pc, next, sp := st.regs(r, s)
+	m.plainDone(c, t, effect{pc: s.PC, flow: s.Flow, target: pc, link: next, spBefore: s.SP, spAfter: sp}, s.Err)
+	return true
+}
+
+// runPlain is RunLocal's inner loop, the same for every core: the ISA's
+// Run over the core's table of plain decodings, a batch at a time,
+// filling the table where Run found no decoding yet and handing every
+// stop the detectors must see (an error, a call or return, a load into
+// the link register) to plainStop. One call per batch, not per
+// instruction: Run itself loops without calls.
+func (b *coreBase[C, I, R]) runPlain(m *Machine, c, t int8, max int) int {
+	st, r := b.st, &b.regs[t]
+	tab, base := st.tab, st.base
+	max = m.plainBudget(max)
+	n := 0
+	for n < max {
+		m.loadedInto = 0
+		j, s := st.run(tab.run, base, r, m, max-n)
+		n += j
+		m.steps += j
+		if s.Missing {
+			pc, _, _ := st.regs(r, s)
+			if tab.fill(m, pc-base) == nil {
+				break
+			}
+			continue
+		}
+		if s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0 {
+			pc, next, sp := st.regs(r, s)
+			if m.plainStop(c, t, effect{pc: s.PC, flow: s.Flow, target: pc, link: next, spBefore: s.SP, spAfter: sp}, s.Err) {
+				break
+			}
+		}
+	}
+	m.checkBudget(c)
+	return n
 }
 
 // plainTable is a core's memory of plain decodings (see markPlain): plain
@@ -257,41 +335,4 @@ func (p *plainTable[I]) fill(m *Machine, off uint64) *I {
 	}
 	p.run[off] = inst
 	return inst
-}
-
-// plainLoop is RunLocal's inner loop, the same for every core: the ISA's
-// Run over the core's table of plain decodings (run, which executes up to
-// max instructions of task t and says where it stopped), a batch at a
-// time, filling the table where Run found no decoding yet and handing
-// every stop the detectors must see (an error, a call or return, a load
-// into the link register) to plainStop. regs gives the registers after
-// the stop that plainStop reads: the pc, the value a return there would
-// go to (the link register, or the address after the instruction where
-// the ISA has none), and the stack pointer. One call per batch, not per
-// instruction: Run itself loops without calls.
-func plainLoop[I any](m *Machine, c, t int8, max int, tab *plainTable[I], base uint64,
-	run func(max int) (int, isa.Stop), regs func(s isa.Stop) (pc, next, sp uint64)) int {
-	max = m.plainBudget(max)
-	n := 0
-	for n < max {
-		m.loadedInto = 0
-		j, s := run(max - n)
-		n += j
-		m.steps += j
-		if s.Missing {
-			pc, _, _ := regs(s)
-			if tab.fill(m, pc-base) == nil {
-				break
-			}
-			continue
-		}
-		if s.Err != nil || s.Flow >= isa.FlowCall || m.loadedInto != 0 {
-			pc, next, sp := regs(s)
-			if m.plainStop(c, t, s.PC, s.Err, s.Flow, pc, next, s.SP, sp) {
-				break
-			}
-		}
-	}
-	m.checkBudget(c)
-	return n
 }

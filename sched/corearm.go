@@ -17,13 +17,14 @@ var armShape = isaShape{align: 4, maxLen: 4, linkSize: 4, linkRegs: [2]uint8{arm
 
 // armCore is the ARM A32 core.
 type armCore struct {
-	st   *coreStatic[*arm.Cache, arm.Resolved] // the plain decodings without armasm's view
-	regs [MaxTasks]arm.Regs
-	cur  *arm.Inst // the instruction decode returned
+	// The plain decodings are arm.Resolved, without armasm's view.
+	coreBase[*arm.Cache, arm.Resolved, arm.Regs]
+
+	cur *arm.Inst // the instruction decode returned
 }
 
 func newARMCore(img *kernel.Image) *armCore {
-	return &armCore{st: newCoreStatic[*arm.Cache, arm.Resolved](arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align)}
+	return &armCore{coreBase: newCoreBase(arm.NewCache(uint32(img.Base), len(img.Text)), img, armShape.align, armRun, armRegs)}
 }
 
 func (k *armCore) reset(t int8, entry, sp uint64) {
@@ -66,9 +67,19 @@ func (k *armCore) cmodxOK(old, new []byte) bool {
 
 func (k *armCore) exec(m *Machine, t int8) (effect, error) {
 	r := &k.regs[t]
-	sp := r.R[arm.SP]
+	pc, sp := r.R[arm.PC], r.R[arm.SP]
 	flow, err := arm.Exec(k.cur, r, m)
-	return effect{flow: flow, target: uint64(r.R[arm.PC]), link: uint64(r.R[arm.LR]), spBefore: uint64(sp), spAfter: uint64(r.R[arm.SP])}, err
+	return effect{pc: uint64(pc), flow: flow, target: uint64(r.R[arm.PC]), link: uint64(r.R[arm.LR]), spBefore: uint64(sp), spAfter: uint64(r.R[arm.SP])}, err
+}
+
+// armRun is arm.Run, whose addresses are 32-bit.
+func armRun(tab []*arm.Resolved, base uint64, r *arm.Regs, bus isa.Bus, max int) (int, isa.Stop) {
+	return arm.Run(tab, uint32(base), r, bus, max)
+}
+
+// armRegs: a call links lr.
+func armRegs(r *arm.Regs, _ isa.Stop) (pc, next, sp uint64) {
+	return uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(r.R[arm.SP])
 }
 
 func (k *armCore) disasm(m *Machine, pc uint64) string {
@@ -96,35 +107,6 @@ func (k *armCore) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, boo
 
 func (k *armCore) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
 
-func (k *armCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.tab.at(off)
-	if inst == nil {
-		return false
-	}
-	r := &k.regs[t]
-	pc, sp := r.R[arm.PC], r.R[arm.SP]
-	flow, err := inst.Exec(r, m)
-	m.plainDone(c, t, uint64(pc), err, flow, uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(sp), uint64(r.R[arm.SP]))
-	return true
-}
-
-// runPlain executes, back to back, thread-local instructions of task t
-// whose words are plain, and stops at the first step that needs the
-// general path, a hazard or the end of the run: arm.Run runs the
-// instructions the plain table holds, until one did more than fall
-// through (an error, a call or return, a load that may have loaded a
-// control register from the stack) and goes through plainStop, or the
-// table lacks the next one (fill may know it).
-func (k *armCore) runPlain(m *Machine, c, t int8, max int) int {
-	r := &k.regs[t]
-	tab, base := k.st.tab, uint32(k.st.base)
-	return plainLoop(m, c, t, max, tab, uint64(base),
-		func(max int) (int, isa.Stop) { return arm.Run(tab.run, base, r, m, max) },
-		func(isa.Stop) (pc, next, sp uint64) {
-			return uint64(r.R[arm.PC]), uint64(r.R[arm.LR]), uint64(r.R[arm.SP])
-		})
-}
-
 func (k *armCore) trap(m *Machine, c, t int8, pc uint64) {
 	m.fault(c, t, pc, "breakpoint with no handler")
 }
@@ -134,14 +116,10 @@ func (k *armCore) isLink(src uint8) bool      { return src == arm.LR }
 func (k *armCore) scratchLink(reg uint8) bool { return reg == arm.LR }
 func (k *armCore) slotWriter(uint8) string    { return "" }
 
+// regName: r13-r15 go by their roles.
 func (k *armCore) regName(r uint8) string {
-	switch r {
-	case arm.SP:
-		return "sp"
-	case arm.LR:
-		return "lr"
-	case arm.PC:
-		return "pc"
+	if r >= arm.SP && r <= arm.PC {
+		return [...]string{"sp", "lr", "pc"}[r-arm.SP]
 	}
 	return fmt.Sprintf("r%d", r)
 }

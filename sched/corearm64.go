@@ -17,14 +17,15 @@ var arm64Shape = isaShape{align: 4, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{a
 
 // arm64Core is the ARMv8 A64 core.
 type arm64Core struct {
-	st   *coreStatic[*arm64.Cache, arm64.Resolved] // the plain decodings without arm64asm's view
-	img  *kernel.Image                             // for naming literal values in describe
-	regs [MaxTasks]arm64.Regs
-	cur  *arm64.Inst // the instruction decode returned
+	// The plain decodings are arm64.Resolved, without arm64asm's view.
+	coreBase[*arm64.Cache, arm64.Resolved, arm64.Regs]
+
+	img *kernel.Image // for naming literal values in describe
+	cur *arm64.Inst   // the instruction decode returned
 }
 
 func newARM64Core(img *kernel.Image) *arm64Core {
-	return &arm64Core{st: newCoreStatic[*arm64.Cache, arm64.Resolved](arm64.NewCache(img.Base, len(img.Text)), img, arm64Shape.align), img: img}
+	return &arm64Core{coreBase: newCoreBase(arm64.NewCache(img.Base, len(img.Text)), img, arm64Shape.align, arm64.Run, arm64Regs), img: img}
 }
 
 func (k *arm64Core) reset(t int8, entry, sp uint64) {
@@ -75,10 +76,13 @@ func (k *arm64Core) cmodxOK(old, new []byte) bool {
 
 func (k *arm64Core) exec(m *Machine, t int8) (effect, error) {
 	r := &k.regs[t]
-	sp := r.SP
+	pc, sp := r.PC, r.SP
 	flow, err := arm64.Exec(k.cur, r, m)
-	return effect{flow: flow, target: r.PC, link: r.X[arm64.LR], spBefore: sp, spAfter: r.SP}, err
+	return effect{pc: pc, flow: flow, target: r.PC, link: r.X[arm64.LR], spBefore: sp, spAfter: r.SP}, err
 }
+
+// arm64Regs: a call links x30.
+func arm64Regs(r *arm64.Regs, _ isa.Stop) (pc, next, sp uint64) { return r.PC, r.X[arm64.LR], r.SP }
 
 func (k *arm64Core) disasm(m *Machine, pc uint64) string {
 	return arm64.Disasm(k.cur, pc, m.img.Name)
@@ -89,28 +93,6 @@ func (k *arm64Core) disasm(m *Machine, pc uint64) string {
 func (k *arm64Core) localInst(bool) bool { return k.cur == nil || arm64.StackOrLiteral(k.cur) }
 
 func (k *arm64Core) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
-
-func (k *arm64Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.tab.at(off)
-	if inst == nil {
-		return false
-	}
-	r := &k.regs[t]
-	pc, sp := r.PC, r.SP
-	flow, err := inst.Exec(r, m)
-	m.plainDone(c, t, pc, err, flow, r.PC, r.X[arm64.LR], sp, r.SP)
-	return true
-}
-
-// runPlain is RunLocal's inner loop on arm64, the same loop as ARM's
-// (arm64.Run) over the per-word table of plain decodings.
-func (k *arm64Core) runPlain(m *Machine, c, t int8, max int) int {
-	r := &k.regs[t]
-	tab, base := k.st.tab, k.st.base
-	return plainLoop(m, c, t, max, tab, base,
-		func(max int) (int, isa.Stop) { return arm64.Run(tab.run, base, r, m, max) },
-		func(isa.Stop) (pc, next, sp uint64) { return r.PC, r.X[arm64.LR], r.SP })
-}
 
 func (k *arm64Core) trap(m *Machine, c, t int8, pc uint64) {
 	m.fault(c, t, pc, "brk with no handler")

@@ -20,9 +20,10 @@ var riscvShape = isaShape{align: 2, maxLen: 4, linkSize: 8, linkRegs: [2]uint8{r
 
 // riscvCore is the RV64 core.
 type riscvCore struct {
-	st   *coreStatic[*riscv.Cache, riscv.Resolved] // the plain decodings without riscv64asm's view
-	regs [MaxTasks]riscv.Regs
-	cur  *riscv.Inst
+	// The plain decodings are riscv.Resolved, without riscv64asm's view.
+	coreBase[*riscv.Cache, riscv.Resolved, riscv.Regs]
+
+	cur *riscv.Inst
 	// auipc is, per task, the last auipc it executed outside the fast
 	// paths (that is, from bytes a store may write): the explanation of a
 	// bad call names the instruction that produced the upper bits of the
@@ -42,7 +43,7 @@ type auipcRec struct {
 }
 
 func newRISCVCore(img *kernel.Image) *riscvCore {
-	return &riscvCore{st: newCoreStatic[*riscv.Cache, riscv.Resolved](riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align)}
+	return &riscvCore{coreBase: newCoreBase(riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align, riscv.Run, riscvRegs)}
 }
 
 func (k *riscvCore) reset(t int8, entry, sp uint64) {
@@ -95,7 +96,13 @@ func (k *riscvCore) exec(m *Machine, t int8) (effect, error) {
 	if err == nil && inst.Arch.Op == riscv64asm.AUIPC && inst.Rd != riscv.Zero {
 		k.auipc[t] = auipcRec{pc: pc, value: r.X[inst.Rd], enc: inst.Enc, write: m.prov[pc-m.img.Base], rd: inst.Rd}
 	}
-	return effect{flow: flow, target: r.PC, link: pc + uint64(inst.Len), spBefore: sp, spAfter: r.X[riscv.SP]}, err
+	return effect{pc: pc, flow: flow, target: r.PC, link: pc + uint64(inst.Len), spBefore: sp, spAfter: r.X[riscv.SP]}, err
+}
+
+// riscvRegs: a call's return address is the instruction's end (linked in
+// ra or t0, or in no register at all).
+func riscvRegs(r *riscv.Regs, s isa.Stop) (pc, next, sp uint64) {
+	return r.PC, s.PC + uint64(s.Len), r.X[riscv.SP]
 }
 
 func (k *riscvCore) disasm(m *Machine, pc uint64) string { return riscv.Disasm(k.cur, pc, m.img.Name) }
@@ -105,28 +112,6 @@ func (k *riscvCore) disasm(m *Machine, pc uint64) string { return riscv.Disasm(k
 func (k *riscvCore) localInst(bool) bool { return k.cur == nil || riscv.StackOrLiteral(k.cur) }
 
 func (k *riscvCore) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
-
-func (k *riscvCore) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.tab.at(off)
-	if inst == nil {
-		return false
-	}
-	r := &k.regs[t]
-	pc, sp := r.PC, r.X[riscv.SP]
-	flow, err := inst.Exec(r, m)
-	m.plainDone(c, t, pc, err, flow, r.PC, pc+uint64(inst.Len), sp, r.X[riscv.SP])
-	return true
-}
-
-// runPlain is RunLocal's inner loop on RISC-V, the same loop as ARM's and
-// x86's over the per-halfword table of plain decodings.
-func (k *riscvCore) runPlain(m *Machine, c, t int8, max int) int {
-	r := &k.regs[t]
-	tab, base := k.st.tab, k.st.base
-	return plainLoop(m, c, t, max, tab, base,
-		func(max int) (int, isa.Stop) { return riscv.Run(tab.run, base, r, m, max) },
-		func(s isa.Stop) (pc, next, sp uint64) { return r.PC, s.PC + uint64(s.Len), r.X[riscv.SP] })
-}
 
 // trap: the kernel text mcountsim builds never executes ebreak, and no
 // kprobe handler is modelled.

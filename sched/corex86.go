@@ -17,9 +17,10 @@ var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]
 
 // x86Core is the x86-64 core.
 type x86Core struct {
-	st   *coreStatic[*x86.Cache, x86.Resolved] // the plain decodings without x86asm's view
-	regs [MaxTasks]x86.Regs
-	cur  *x86.Inst
+	// The plain decodings are x86.Resolved, without x86asm's view.
+	coreBase[*x86.Cache, x86.Resolved, x86.Regs]
+
+	cur *x86.Inst
 	// trapped holds the int3 handler's decodings of the new bytes of the
 	// program's stores, by store (shared by clones, as st is: the
 	// program is theirs too).
@@ -33,7 +34,7 @@ type trapDecoding struct {
 }
 
 func newX86Core(img *kernel.Image) *x86Core {
-	return &x86Core{st: newCoreStatic[*x86.Cache, x86.Resolved](x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align),
+	return &x86Core{coreBase: newCoreBase(x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align, x86.Run, x86Regs),
 		trapped: map[*Store]*trapDecoding{}}
 }
 
@@ -90,7 +91,13 @@ func (k *x86Core) exec(m *Machine, t int8) (effect, error) {
 	r := &k.regs[t]
 	pc, sp := r.RIP, r.R[x86.RSP]
 	flow, err := x86.Exec(k.cur, r, m)
-	return effect{flow: flow, target: r.RIP, link: pc + uint64(k.cur.Len), spBefore: sp, spAfter: r.R[x86.RSP]}, err
+	return effect{pc: pc, flow: flow, target: r.RIP, link: pc + uint64(k.cur.Len), spBefore: sp, spAfter: r.R[x86.RSP]}, err
+}
+
+// x86Regs: the instruction's end is where a call returns to (pushed on the
+// stack, so never in a register).
+func x86Regs(r *x86.Regs, s isa.Stop) (pc, next, sp uint64) {
+	return r.RIP, s.PC + uint64(s.Len), r.R[x86.RSP]
 }
 
 func (k *x86Core) disasm(m *Machine, pc uint64) string { return x86.Disasm(k.cur, pc, m.img.Name) }
@@ -101,28 +108,6 @@ func (k *x86Core) localInst(data bool) bool {
 }
 
 func (k *x86Core) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }
-
-func (k *x86Core) stepPlain(m *Machine, c, t int8, off uint64) bool {
-	inst := k.st.tab.at(off)
-	if inst == nil {
-		return false
-	}
-	r := &k.regs[t]
-	pc, sp := r.RIP, r.R[x86.RSP]
-	flow, err := inst.Exec(r, m)
-	m.plainDone(c, t, pc, err, flow, r.RIP, pc+uint64(inst.Len), sp, r.R[x86.RSP])
-	return true
-}
-
-// runPlain is RunLocal's inner loop on x86, the same loop as ARM's
-// (x86.Run) over the per-byte table of plain decodings.
-func (k *x86Core) runPlain(m *Machine, c, t int8, max int) int {
-	r := &k.regs[t]
-	tab, base := k.st.tab, k.st.base
-	return plainLoop(m, c, t, max, tab, base,
-		func(max int) (int, isa.Stop) { return x86.Run(tab.run, base, r, m, max) },
-		func(s isa.Stop) (pc, next, sp uint64) { return r.RIP, s.PC + uint64(s.Len), r.R[x86.RSP] })
-}
 
 // trap is the int3 handler of text_poke_bp, the step after the CPU took
 // the exception (Machine.enterTrap): it looks the address up in the

@@ -375,24 +375,29 @@ func (m *Machine) refSymmetric(r *detect.Results) bool {
 	}
 	for i := 1; i < len(r.Tasks); i++ {
 		a, b := r.Tasks[0], r.Tasks[i]
-		if len(a.Returns) != len(b.Returns) || len(a.Stores) != len(b.Stores) {
+		if !alikeRelative(a.Returns, b.Returns, func(x *detect.Return) *uint64 { return &x.Value }, rel, i) ||
+			!alikeRelative(a.Stores, b.Stores, func(x *detect.DataStore) *uint64 { return &x.Value }, rel, i) {
 			return false
 		}
-		for k := range a.Returns {
-			x, y := a.Returns[k], b.Returns[k]
-			va, oka := rel(0, x.Value)
-			vb, okb := rel(i, y.Value)
-			if !oka || !okb || va != vb || x.Func != y.Func || x.Ret != y.Ret || x.Stores != y.Stores {
-				return false
-			}
-		}
-		for k := range a.Stores {
-			x, y := a.Stores[k], b.Stores[k]
-			va, oka := rel(0, x.Value)
-			vb, okb := rel(i, y.Value)
-			if !oka || !okb || va != vb || x.Addr != y.Addr || x.Size != y.Size || x.Func != y.Func {
-				return false
-			}
+	}
+	return true
+}
+
+// alikeRelative reports whether task 0's records a and task i's b are
+// equal but for their values (the field value points to), which must be
+// equal taken relative to each task's stack (rel, as refSymmetric has it).
+func alikeRelative[T comparable](a, b []T, value func(*T) *uint64, rel func(t int, v uint64) (uint64, bool), i int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		x, y := a[k], b[k]
+		vx, vy := value(&x), value(&y)
+		va, oka := rel(0, *vx)
+		vb, okb := rel(i, *vy)
+		*vx, *vy = 0, 0
+		if !oka || !okb || va != vb || x != y {
+			return false
 		}
 	}
 	return true

@@ -89,13 +89,19 @@ func TestSymmetryRenamesPerCPUData(t *testing.T) {
 	require.NotEqual(t, hash(0, 1), hash(1, 1), "CPU 0's counter taken: the IPI's CPU matters")
 }
 
-// The reference's results are alike up to each task's own stack: a value
-// that is an address in its task's stack counts relative to that stack.
-func TestRefSymmetricRebases(t *testing.T) {
+// twoTaskARM is a machine of two tasks on the default ARM kernel.
+func twoTaskARM(t *testing.T) *Machine {
 	img, err := kernel.Build(kernel.ARM, kernel.Config{})
 	require.NoError(t, err)
 	m, err := New(img, Config{Tasks: 2}, &Program{})
 	require.NoError(t, err)
+	return m
+}
+
+// The reference's results are alike up to each task's own stack: a value
+// that is an address in its task's stack counts relative to that stack.
+func TestRefSymmetricRebases(t *testing.T) {
+	m := twoTaskARM(t)
 	lo0, lo1 := m.stackLo(0), m.stackLo(1)
 	ref := func(v0, v1 uint64) *detect.Results {
 		r := func(v uint64) detect.TaskResults {
@@ -117,6 +123,43 @@ func TestRefSymmetricRebases(t *testing.T) {
 		require.Equal(t, c.want, m.refSymmetric(ref(c.v0, c.v1)), c.what)
 	}
 	require.True(t, m.refSymmetric(nil))
+}
+
+// Task 1's returns and stores must equal task 0's field by field, the
+// values up to each task's stack.
+func TestRefSymmetricComparesEveryField(t *testing.T) {
+	m := twoTaskARM(t)
+	lo0, lo1 := m.stackLo(0), m.stackLo(1)
+	task := func(ret detect.Return, st detect.DataStore) detect.TaskResults {
+		return detect.TaskResults{Returns: []detect.Return{ret}, Stores: []detect.DataStore{st}}
+	}
+	ret0 := detect.Return{Func: 0x100, Ret: 0x200, Value: lo0 + 8, Stores: 1}
+	st0 := detect.DataStore{Addr: 0x9000, Value: lo0 + 16, Size: 4, Func: 0x100}
+	ret1 := detect.Return{Func: 0x100, Ret: 0x200, Value: lo1 + 8, Stores: 1}
+	st1 := detect.DataStore{Addr: 0x9000, Value: lo1 + 16, Size: 4, Func: 0x100}
+	for _, c := range []struct {
+		what string
+		edit func(r *detect.Return, s *detect.DataStore)
+		want bool
+	}{
+		{"alike", func(*detect.Return, *detect.DataStore) {}, true},
+		{"return's function", func(r *detect.Return, _ *detect.DataStore) { r.Func++ }, false},
+		{"return's address", func(r *detect.Return, _ *detect.DataStore) { r.Ret++ }, false},
+		{"return's store count", func(r *detect.Return, _ *detect.DataStore) { r.Stores++ }, false},
+		{"return's value", func(r *detect.Return, _ *detect.DataStore) { r.Value += 4 }, false},
+		{"store's address", func(_ *detect.Return, s *detect.DataStore) { s.Addr += 4 }, false},
+		{"store's size", func(_ *detect.Return, s *detect.DataStore) { s.Size = 8 }, false},
+		{"store's function", func(_ *detect.Return, s *detect.DataStore) { s.Func++ }, false},
+		{"store's value", func(_ *detect.Return, s *detect.DataStore) { s.Value = lo0 + 16 }, false},
+	} {
+		r, s := ret1, st1
+		c.edit(&r, &s)
+		ref := &detect.Results{Compared: true, Tasks: []detect.TaskResults{task(ret0, st0), task(r, s)}}
+		require.Equal(t, c.want, m.refSymmetric(ref), c.what)
+	}
+	extra := &detect.Results{Compared: true, Tasks: []detect.TaskResults{task(ret0, st0), task(ret1, st1)}}
+	extra.Tasks[1].Stores = append(extra.Tasks[1].Stores, st1)
+	require.False(t, m.refSymmetric(extra), "one more store")
 }
 
 // A running task's thread_info.cpu names the CPU whose record it is filed

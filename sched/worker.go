@@ -341,13 +341,13 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 // cores' fast paths: an error ends in a fault (or the breakpoint
 // exception), a call, a return or a control register loaded from the stack
 // goes to the detectors.
-func (m *Machine) plainDone(c, t int8, pc uint64, err error, flow isa.Flow, target, link, spBefore, spAfter uint64) {
+func (m *Machine) plainDone(c, t int8, e effect, err error) {
 	if err != nil {
-		m.execError(c, t, pc, err)
+		m.execError(c, t, e.pc, err)
 		return
 	}
-	if flow >= isa.FlowCall || m.loadedInto != 0 {
-		m.control(c, t, pc, flow, target, link, spBefore, spAfter)
+	if e.flow >= isa.FlowCall || m.loadedInto != 0 {
+		m.control(c, t, e.pc, e.flow, e.target, e.link, e.spBefore, e.spAfter)
 	}
 }
 
@@ -365,9 +365,9 @@ func (m *Machine) plainBudget(n int) int {
 // (an error, a call or return, a control register loaded from the stack):
 // plainDone, then whether the cores' runPlain must stop there (the run
 // ended or the step found a hazard).
-func (m *Machine) plainStop(c, t int8, pc uint64, err error, flow isa.Flow, target, link, spBefore, spAfter uint64) bool {
+func (m *Machine) plainStop(c, t int8, e effect, err error) bool {
 	h := len(m.hazards)
-	m.plainDone(c, t, pc, err, flow, target, link, spBefore, spAfter)
+	m.plainDone(c, t, e, err)
 	return m.done || len(m.hazards) > h
 }
 

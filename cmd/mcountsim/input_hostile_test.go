@@ -202,13 +202,14 @@ func limitedChild(t *testing.T, args ...string) (string, error) {
 	if !raceEnabled { // the race detector maps terabytes of shadow memory
 		script = `ulimit -d 524288 && ` + script
 	}
-	cmd := exec.Command("bash", "-c", script, self, "-test.run=^TestHostileChild$", "-test.timeout=60s")
+	// The child's own -test.timeout is the watchdog: a run that ignores its
+	// --timeout panics there and fails the test through err. No wall-clock
+	// assertion: on a loaded machine a 5 s budget may take far longer.
+	cmd := exec.Command("bash", "-c", script, self, "-test.run=^TestHostileChild$", "-test.timeout=120s")
 	cmd.Env = append(os.Environ(), hostileChildEnv+"="+string(spec), "GOMEMLIMIT=128MiB")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
 	err = cmd.Run()
-	assert.Less(t, time.Since(start), 20*time.Second, "%v", args)
 	return out.String(), err
 }
 

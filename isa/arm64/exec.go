@@ -115,19 +115,17 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		r.set(inst.rd, pc+inst.imm)
 	case xAdrp:
 		r.set(inst.rd, pc&^0xfff+inst.imm)
-	// add and sub of an immediate or a shifted register, and the logical
-	// operations, run inline in Run and never reach here.
+	// add and sub of an immediate or a shifted register, the logical
+	// operations, movz, the bitfield moves, the conditional selects,
+	// multiply-add and -subtract, and the plain loads and stores (single and
+	// pair) run from Run and never reach here.
 	case xAddExt, xSubExt, xAdc, xSbc:
 		addSub(inst, r)
-	case xMovZ:
-		r.set(inst.rd, inst.imm)
 	case xMovN:
 		r.set(inst.rd, trunc(^inst.imm, sf))
 	case xMovK:
 		m := uint64(0xffff) << inst.amount
 		r.set(inst.rd, trunc(r.get(inst.rd)&^m|inst.imm, sf))
-	case xSbfm, xBfm, xUbfm:
-		bitfield(inst, r)
 	case xExtr:
 		n, m := r.get(inst.rn), r.get(inst.rm)
 		lsb := uint(inst.amount)
@@ -145,22 +143,8 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		r.set(inst.rd, twoSource(inst, r.get(inst.rn), r.get(inst.rm)))
 	case xRbit, xRev16, xRev32, xRev, xClz, xCls:
 		r.set(inst.rd, oneSource(inst, r.get(inst.rn)))
-	case xMadd, xMsub, xSmaddl, xSmsubl, xUmaddl, xUmsubl, xSmulh, xUmulh:
+	case xSmaddl, xSmsubl, xUmaddl, xUmsubl, xSmulh, xUmulh:
 		r.set(inst.rd, threeSource(inst, r))
-	case xCsel, xCsinc, xCsinv, xCsneg:
-		v := r.get(inst.rn)
-		if !r.Passed(inst.cond) {
-			v = r.get(inst.rm)
-			switch inst.x {
-			case xCsinc:
-				v++
-			case xCsinv:
-				v = ^v
-			case xCsneg:
-				v = -v
-			}
-		}
-		r.set(inst.rd, trunc(v, sf))
 	case xCcmp, xCcmn:
 		if !r.Passed(inst.cond) {
 			f := inst.imm2
@@ -216,12 +200,8 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	case xRet:
 		r.PC = r.get(inst.rn)
 		return isa.FlowReturn, nil
-	case xLoad, xStore, xLoadAcq, xStoreRel:
+	case xLoadAcq, xStoreRel:
 		if err := loadStore1(inst, r, bus, pc); err != nil {
-			return isa.FlowNext, err
-		}
-	case xLoadPair, xStorePair:
-		if err := loadStorePair(inst, r, bus); err != nil {
 			return isa.FlowNext, err
 		}
 	default:
@@ -451,22 +431,31 @@ func threeSource(inst *Resolved, r *Regs) uint64 {
 }
 
 // address computes the effective address and the written-back base of a
-// load or store, checking SP alignment when SP is the base.
+// load or store, checking SP alignment when SP is the base (the immediate
+// forms here, inline; the register and literal forms in addressRegLit).
 func address(inst *Resolved, r *Regs, pc uint64) (addr, wback uint64, err error) {
+	if inst.mode > modePost {
+		return addressRegLit(inst, r, pc)
+	}
+	base := r.get(inst.rn)
+	if inst.rn == rSP && base&15 != 0 {
+		return 0, 0, errSPAlign
+	}
+	wback = base + inst.imm
+	if inst.mode == modePost {
+		return base, wback, nil
+	}
+	return wback, wback, nil
+}
+
+// addressRegLit is address for a literal and a register offset.
+func addressRegLit(inst *Resolved, r *Regs, pc uint64) (addr, wback uint64, err error) {
 	if inst.mode == modeLit {
 		return pc + inst.imm, 0, nil
 	}
 	base := r.get(inst.rn)
 	if inst.rn == rSP && base&15 != 0 {
 		return 0, 0, errSPAlign
-	}
-	switch inst.mode {
-	case modeOffset:
-		return base + inst.imm, 0, nil
-	case modePre:
-		return base + inst.imm, base + inst.imm, nil
-	case modePost:
-		return base, base + inst.imm, nil
 	}
 	return base + extendReg(r.get(inst.rm), inst.shift, inst.amount), 0, nil
 }
@@ -501,27 +490,24 @@ func loadStore1(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) error {
 	if (inst.x == xLoadAcq || inst.x == xStoreRel) && addr&uint64(size-1) != 0 {
 		return errAlign
 	}
-	switch inst.x {
-	case xLoad, xLoadAcq:
-		v, err := bus.Load(addr, size, busReg(inst.rd))
+	rt := busReg(inst.rd)
+	if inst.x == xLoad || inst.x == xLoadAcq {
+		v, err := bus.Load(addr, size, rt)
 		if err != nil {
 			return err
 		}
 		r.set(inst.rd, extendLoad(v, inst.size, inst.sx))
-	default:
-		v := r.get(inst.rd)
-		if size < 8 {
-			v &= 1<<(8*size) - 1
-		}
-		if err := bus.Store(addr, size, v, busReg(inst.rd)); err != nil {
-			return err
-		}
+	} else if err := bus.Store(addr, size, r.get(inst.rd)&sizeMask[size&15], rt); err != nil {
+		return err
 	}
 	if inst.mode == modePre || inst.mode == modePost {
 		r.set(inst.rn, wback)
 	}
 	return nil
 }
+
+// sizeMask is the mask of an access of size bytes (indexed size&15).
+var sizeMask = [16]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
 
 // loadStorePair executes LDP, LDPSW and STP; the first register goes to
 // the lower address (ARM ARM C6.2.164, C6.2.321).
@@ -531,26 +517,25 @@ func loadStorePair(inst *Resolved, r *Regs, bus isa.Bus) error {
 		return err
 	}
 	size := int(inst.size)
+	rt, rt2 := busReg(inst.rd), busReg(inst.ra)
 	if inst.x == xLoadPair {
-		v1, err := bus.Load(addr, size, busReg(inst.rd))
+		v1, err := bus.Load(addr, size, rt)
 		if err != nil {
 			return err
 		}
-		v2, err := bus.Load(addr+uint64(size), size, busReg(inst.ra))
+		v2, err := bus.Load(addr+uint64(size), size, rt2)
 		if err != nil {
 			return err
 		}
 		r.set(inst.rd, extendLoad(v1, inst.size, inst.sx))
 		r.set(inst.ra, extendLoad(v2, inst.size, inst.sx))
 	} else {
-		v1, v2 := r.get(inst.rd), r.get(inst.ra)
-		if size == 4 {
-			v1, v2 = v1&0xffffffff, v2&0xffffffff
-		}
-		if err := bus.Store(addr, size, v1, busReg(inst.rd)); err != nil {
+		m := sizeMask[size&15]
+		v1, v2 := r.get(inst.rd)&m, r.get(inst.ra)&m
+		if err := bus.Store(addr, size, v1, rt); err != nil {
 			return err
 		}
-		if err := bus.Store(addr+uint64(size), size, v2, busReg(inst.ra)); err != nil {
+		if err := bus.Store(addr+uint64(size), size, v2, rt2); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ const (
 type operand struct {
 	kind  uint8
 	reg   uint8 // register number 0–15 (for AH–BH: 0–3 with high set)
-	high  bool  // AH, CH, DH or BH
+	sh    uint8 // 8 for AH, CH, DH or BH (bits 8–15 of the register), else 0
 	size  uint8 // bytes: 1, 2, 4 or 8
 	base  uint8 // memory: base register, noBase or ripBase
 	index uint8 // memory: index register or noBase
@@ -275,7 +275,7 @@ func regOperand(r x86asm.Reg) (operand, bool) {
 	case r >= x86asm.AL && r <= x86asm.BL:
 		o.reg, o.size = uint8(r-x86asm.AL), 1
 	case r >= x86asm.AH && r <= x86asm.BH:
-		o.reg, o.size, o.high = uint8(r-x86asm.AH), 1, true
+		o.reg, o.size, o.sh = uint8(r-x86asm.AH), 1, 8
 	case r >= x86asm.SPB && r <= x86asm.R15B:
 		o.reg, o.size = uint8(r-x86asm.SPB)+4, 1
 	case r >= x86asm.AX && r <= x86asm.R15W:
@@ -445,7 +445,7 @@ func compile(inst *Inst) {
 	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
 		set(&inst.dst, 0, size)
 		set(&inst.src, 1, 0)
-		if err == nil && !(inst.src.kind == kindImm || inst.src.kind == kindReg && inst.src.reg == 1 && inst.src.size == 1 && !inst.src.high) {
+		if err == nil && !(inst.src.kind == kindImm || inst.src.kind == kindReg && inst.src.reg == 1 && inst.src.size == 1 && inst.src.sh == 0) {
 			err = errOperandForm
 		}
 	case x86asm.LEA:

@@ -119,32 +119,30 @@ func execError(inst *Resolved, pc uint64, err error) error {
 	return &isa.Fault{PC: pc, Bytes: append([]byte(nil), inst.Bytes()...), Disasm: Disasm(&d, pc, nil), Err: err}
 }
 
-var sizeMask = [9]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
+// sizeMask is the mask of an operand of size bytes (indexed size&15 on the
+// hot paths, so that no bounds check is left).
+var sizeMask = [16]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
 
-// get reads a register operand.
+// keepMask is what a register write of size bytes (at bit 0) leaves of the
+// register: 8- and 16-bit writes keep the other bits, 32- and 64-bit
+// writes replace all (a 32-bit write zero-extends, SDM Vol. 1 §3.4.1.1).
+var keepMask = [16]uint64{1: ^uint64(0xff), 2: ^uint64(0xffff)}
+
+// topShift is 64 minus the bits of an operand of size bytes: shifted left
+// by it, the operand's sign bit is bit 63.
+var topShift = [16]uint8{1: 56, 2: 48, 4: 32, 8: 0}
+
+// get reads a register operand, without a branch.
 func (r *Regs) get(o *operand) uint64 {
-	if o.high {
-		return r.R[o.reg] >> 8 & 0xff
-	}
-	return r.R[o.reg] & sizeMask[o.size]
+	return r.R[o.reg&15] >> (o.sh & 63) & sizeMask[o.size&15]
 }
 
-// set writes a register operand: 8- and 16-bit writes keep the other bits,
-// 32-bit writes zero-extend (SDM Vol. 1 §3.4.1.1).
+// set writes a register operand, without a branch: 8- and 16-bit writes
+// keep the other bits, 32-bit writes zero-extend (SDM Vol. 1 §3.4.1.1).
 func (r *Regs) set(o *operand, v uint64) {
-	p := &r.R[o.reg]
-	switch {
-	case o.high:
-		*p = *p&^0xff00 | (v&0xff)<<8
-	case o.size == 1:
-		*p = *p&^0xff | v&0xff
-	case o.size == 2:
-		*p = *p&^0xffff | v&0xffff
-	case o.size == 4:
-		*p = uint64(uint32(v))
-	default:
-		*p = v
-	}
+	p := &r.R[o.reg&15]
+	sh := o.sh & 63
+	*p = *p&bits.RotateLeft64(keepMask[o.size&15], int(sh)) | (v&sizeMask[o.size&15])<<sh
 }
 
 // addr computes the effective address of a memory operand.
@@ -446,17 +444,25 @@ func parity(v uint64) bool { return bits.OnesCount8(uint8(v))&1 == 0 }
 
 // result sets SF, ZF and PF from a result of size bytes.
 func (r *Regs) result(res uint64, size uint8) {
-	r.SF = res>>(size*8-1)&1 != 0
-	r.ZF = res&sizeMask[size] == 0
+	r.SF = res<<topShift[size&15]>>63 != 0
+	r.ZF = res&sizeMask[size&15] == 0
 	r.PF = parity(res)
 }
 
-// add returns a+b+carry truncated to size bytes and sets all six flags as
-// ADD/ADC do (SDM "ADD", "ADC").
+// add returns a+b+carry truncated to size bytes (a and b are of that size,
+// carry 0 or 1) and sets all six flags as ADD/ADC do (SDM "ADD", "ADC").
+// The operands are added with their sign bits at bit 63, so that one
+// 64-bit addition gives CF and OF for every size.
 func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
-	res, c := adder(a, b, carry, size)
-	r.addFlags(a, b, res, c, size)
-	r.result(res, size)
+	k := topShift[size&15] & 63
+	x, y := a<<k, b<<k
+	sum, c1 := bits.Add64(x, y, 0)
+	sum, c2 := bits.Add64(sum, carry<<k, 0)
+	res := sum >> k
+	r.CF = c1|c2 != 0
+	r.OF = (x^sum)&(y^sum)>>63 != 0
+	r.AF = (a^b^res)&0x10 != 0
+	r.SF, r.ZF, r.PF = sum>>63 != 0, sum == 0, parity(res)
 	return res
 }
 
@@ -465,28 +471,9 @@ func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
 // as the ALU does, and CF and AF are the borrows, the complements of that
 // sum's carries.
 func (r *Regs) sub(a, b, borrow uint64, size uint8) uint64 {
-	nb := ^b & sizeMask[size]
-	res, c := adder(a, nb, 1-borrow, size)
-	r.addFlags(a, nb, res, c, size)
+	res := r.add(a, ^b&sizeMask[size&15], 1-borrow, size)
 	r.CF, r.AF = !r.CF, !r.AF
-	r.result(res, size)
 	return res
-}
-
-// adder returns a+b+carry truncated to size bytes and the carry out.
-func adder(a, b, carry uint64, size uint8) (res, c uint64) {
-	if size == 8 {
-		return bits.Add64(a, b, carry)
-	}
-	sum := a + b + carry
-	return sum & sizeMask[size], sum >> (size * 8)
-}
-
-// addFlags sets CF, OF and AF of the sum res of a and b with carry out c.
-func (r *Regs) addFlags(a, b, res, c uint64, size uint8) {
-	r.CF = c != 0
-	r.OF = ((a^res)&(b^res))>>(size*8-1)&1 != 0
-	r.AF = (a^b^res)&0x10 != 0
 }
 
 // logic sets the flags of AND, OR, XOR and TEST: CF and OF cleared, SF, ZF
@@ -558,36 +545,35 @@ func shift(inst *Resolved, r *Regs, bus isa.Bus, next uint64) (isa.Flow, error) 
 	return isa.FlowNext, nil
 }
 
-// shift is SHL, SHR or SAR of v by inst's count, with the flags.
+// shift is SHL, SHR or SAR of v (of inst.size bytes) by inst's count,
+// with the flags. The operand is shifted with its sign bit at bit 63
+// (topShift), so that every size takes the same operations.
 func (r *Regs) shift(inst *Resolved, v uint64) uint64 {
 	size := inst.size
 	n := uint64(inst.src.val)
 	if inst.src.kind == kindReg {
 		n = r.R[RCX]
 	}
-	if size == 8 {
-		n &= 63
-	} else {
-		n &= 31
-	}
+	n &= countMask[size&15]
 	if n == 0 {
 		return v
 	}
-	nbits := uint64(size) * 8
-	m := sizeMask[size]
+	k := topShift[size&15] & 63
+	x := v << k // the operand at the top
 	var res uint64
 	switch inst.Op {
 	case x86asm.SHL:
-		res = v << n & m
-		r.CF = n <= nbits && v>>(nbits-n)&1 != 0
-		r.OF = (res>>(nbits-1)&1 != 0) != r.CF
+		res = x << n >> k
+		// The last bit shifted out; none when the count exceeds the size.
+		r.CF = x<<(n-1)>>63 != 0
+		r.OF = (x<<n>>63 != 0) != r.CF
 	case x86asm.SHR:
-		res = v >> n
-		r.CF = v>>(n-1)&1 != 0
-		r.OF = (v>>(n-1))>>(nbits-1)&1 != 0
-	case x86asm.SAR:
-		sv := int64(signExtend(v, size))
-		res = uint64(sv>>n) & m
+		res = x >> n >> k
+		r.CF = x>>(n-1)>>k&1 != 0
+		r.OF = x>>(n-1)>>63 != 0
+	default: // SAR
+		sv := int64(x) >> k // sign-extended
+		res = uint64(sv>>n) & sizeMask[size&15]
 		r.CF = sv>>(n-1)&1 != 0
 		r.OF = false
 	}
@@ -595,6 +581,9 @@ func (r *Regs) shift(inst *Resolved, v uint64) uint64 {
 	r.result(res, size)
 	return res
 }
+
+// countMask masks a shift count: 6 bits for 64-bit operands, else 5.
+var countMask = [16]uint64{1: 31, 2: 31, 4: 31, 8: 63}
 
 // imul returns the truncated signed product of a and b (both size bytes)
 // and sets CF and OF when it differs from the full product (SDM "IMUL").

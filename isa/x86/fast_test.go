@@ -62,7 +62,7 @@ func TestFastPathIsTheGeneralPath(t *testing.T) {
 		require.Equal(t, b2.seen, b1.seen)
 		require.Equal(t, b2.mem, b1.mem)
 	}
-	for f := fastMov; f <= fastShift; f++ {
+	for f := fastMov; f <= fastLast; f++ {
 		require.Greater(t, forms[f], 100, "form %d", f)
 	}
 }

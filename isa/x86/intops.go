@@ -108,7 +108,7 @@ func compileInt(inst *Inst, size *int) (ok bool, err error) {
 
 // immOrCL reports whether o is a count operand: an immediate or CL.
 func immOrCL(o *operand) bool {
-	return o.kind == kindImm || o.kind == kindReg && o.reg == uint8(RCX) && o.size == 1 && !o.high
+	return o.kind == kindImm || o.kind == kindReg && o.reg == uint8(RCX) && o.size == 1 && o.sh == 0
 }
 
 // count reads a shift or rotate count operand and masks it to 5 bits (6

@@ -2,7 +2,6 @@ package x86
 
 import (
 	"github.com/mcountsim/mcountsim/isa"
-	"golang.org/x/arch/x86/x86asm"
 )
 
 // Run executes instructions against r and bus back to back, each the one
@@ -11,8 +10,9 @@ import (
 // nothing for (outside it, or nil), or after an instruction that failed,
 // called, returned, or jumped through memory (the caller's detectors look
 // at those). Each instruction does to r and bus what Exec does: Exec is
-// Run over a table of one. The fast forms (fast.go) run inline, without a
-// call.
+// Run over a table of one. The fast forms (fast.go) run inline, each its
+// own case of one switch, with their operands read and written without a
+// branch (get, set) and their flags computed at once, in a few operations.
 func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s isa.Stop) {
 	for n < max {
 		pc := r.RIP
@@ -24,18 +24,17 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 		inst := run[off]
 		s.PC, s.SP, s.Len = pc, r.R[RSP], inst.Len
 		n++
-		if inst.fast == fastNone {
-			s.Flow, s.Err = inst.slow(r, bus, pc)
-			if s.Err != nil || s.Flow >= isa.FlowCall || inst.linkLoad {
-				return n, s
-			}
-			continue
-		}
 		next := pc + uint64(inst.Len)
 		size := inst.size
 		d, src := &inst.dst, &inst.src
 		var err error
 		switch inst.fast {
+		case fastNone:
+			s.Flow, s.Err = inst.slow(r, bus, pc)
+			if s.Err != nil || s.Flow >= isa.FlowCall || inst.linkLoad {
+				return n, s
+			}
+			continue
 		case fastMov:
 			r.set(d, r.value(src, size))
 		case fastLoad:
@@ -44,38 +43,38 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 				r.set(d, v)
 			}
 		case fastStore:
-			err = bus.Store(r.addr(d, next), int(size), r.value(src, size)&sizeMask[size], busReg(src))
-		case fastALU:
-			a, b := r.get(d), r.value(src, size)
-			var res uint64
-			switch inst.Op {
-			case x86asm.ADD:
-				res = r.add(a, b, 0, size)
-			case x86asm.SUB, x86asm.CMP:
-				res = r.sub(a, b, 0, size)
-			case x86asm.XOR:
-				res = r.logic(a^b, size)
-			case x86asm.AND, x86asm.TEST:
-				res = r.logic(a&b, size)
-			case x86asm.OR:
-				res = r.logic(a|b, size)
-			case x86asm.ADC:
-				res = r.add(a, b, b2u(r.CF), size)
-			case x86asm.SBB:
-				res = r.sub(a, b, b2u(r.CF), size)
-			}
-			if inst.Op != x86asm.CMP && inst.Op != x86asm.TEST {
-				r.set(d, res)
-			}
+			err = bus.Store(r.addr(d, next), int(size), r.value(src, size)&sizeMask[size&15], busReg(src))
 		case fastPush:
-			err = r.push(bus, r.get(d), d.reg)
-		case fastShift:
-			r.set(d, r.shift(inst, r.get(d)))
+			sp := r.R[RSP] - 8
+			if err = bus.Store(sp, 8, r.R[d.reg&15], d.reg); err == nil {
+				r.R[RSP] = sp
+			}
 		case fastPop:
 			var v uint64
-			if v, err = r.pop(bus, d.reg); err == nil {
-				r.set(d, v)
+			if v, err = bus.Load(r.R[RSP], 8, d.reg); err == nil {
+				r.R[RSP] += 8
+				r.R[d.reg&15] = v
 			}
+		case fastShift:
+			r.set(d, r.shift(inst, r.get(d)))
+		case fastAdd:
+			r.set(d, r.add(r.get(d), r.value(src, size), 0, size))
+		case fastSub:
+			r.set(d, r.sub(r.get(d), r.value(src, size), 0, size))
+		case fastCmp:
+			r.sub(r.get(d), r.value(src, size), 0, size)
+		case fastAnd:
+			r.set(d, r.logic(r.get(d)&r.value(src, size), size))
+		case fastTest:
+			r.logic(r.get(d)&r.value(src, size), size)
+		case fastOr:
+			r.set(d, r.logic(r.get(d)|r.value(src, size), size))
+		case fastXor:
+			r.set(d, r.logic(r.get(d)^r.value(src, size), size))
+		case fastAdc:
+			r.set(d, r.add(r.get(d), r.value(src, size), b2u(r.CF), size))
+		case fastSbb:
+			r.set(d, r.sub(r.get(d), r.value(src, size), b2u(r.CF), size))
 		}
 		if err != nil {
 			s.Flow, s.Err = isa.FlowNext, execError(inst, pc, err)
