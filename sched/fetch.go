@@ -51,8 +51,9 @@ type fetchStatic struct {
 	// Apply run on one goroutine per machine lineage).
 	variants []fetchVariant
 	// memo holds the variants of the fetches enumerated so far (up to
-	// maxMemo of them), by what decides them: see fetchKey.
-	memo map[fetchKey][]fetchVariant
+	// maxMemo variants in all), by what decides them: see fetchKey.
+	memo  map[fetchKey][]fetchVariant
+	memoN int
 }
 
 // fetchKey is what decides the variants a CPU may fetch at a text offset:
@@ -64,7 +65,7 @@ type fetchKey struct {
 	floor, at [maxFetch]uint16
 }
 
-// maxMemo bounds the fetches fetchVariants remembers.
+// maxMemo bounds the variants fetchVariants remembers (4 MiB).
 const maxMemo = 1 << 16
 
 // fetchVariant is one combination of byte values a CPU may fetch.
@@ -211,11 +212,12 @@ func (m *Machine) fetchVariants(c int8, pc, off uint64) []fetchVariant {
 		return vs
 	}
 	vs := m.enumerateFetch(c, pc, off, n)
-	if !m.outOfSteps && len(fs.memo) < maxMemo { // (an enumeration too large to make is no variant list)
+	if !m.outOfSteps && fs.memoN+len(vs) <= maxMemo { // (an enumeration too large to make is no variant list)
 		if fs.memo == nil {
 			fs.memo = map[fetchKey][]fetchVariant{}
 		}
 		fs.memo[key] = append([]fetchVariant(nil), vs...)
+		fs.memoN += len(vs)
 	}
 	return vs
 }
