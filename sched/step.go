@@ -73,7 +73,7 @@ func (m *Machine) Options(buf []Action) []Action {
 	n := int8(m.cfg.CPUs)
 	if !m.cfg.Unreduced {
 		for i := int8(0); i < n; i++ {
-			c := (m.lastCPU + i) % n
+			c := nextCPU(m.lastCPU, i, n)
 			cpu := &m.cpus[c]
 			switch {
 			case cpu.Stopper:
@@ -95,7 +95,7 @@ func (m *Machine) Options(buf []Action) []Action {
 	}
 	allStop := m.allInStopper()
 	for i := int8(0); i < n; i++ {
-		c := (m.lastCPU + i) % n
+		c := nextCPU(m.lastCPU, i, n)
 		cpu := &m.cpus[c]
 		switch {
 		case cpu.Stopper:
@@ -131,7 +131,7 @@ func (m *Machine) Options(buf []Action) []Action {
 	// does not depend on the preemptions left: a schedule found at one
 	// bound replays unchanged at any larger bound.
 	for i := int8(0); i < n; i++ {
-		c := (m.lastCPU + i) % n
+		c := nextCPU(m.lastCPU, i, n)
 		cpu := &m.cpus[c]
 		if cpu.Stopper || cpu.Cur < 0 || !m.preemptible(cpu.Cur) {
 			continue
@@ -149,6 +149,16 @@ func (m *Machine) Options(buf []Action) []Action {
 		}
 	}
 	return buf
+}
+
+// nextCPU is CPU (last+i) mod n, for last and i below n (no division:
+// Options asks three times per CPU per call).
+func nextCPU(last, i, n int8) int8 {
+	c := last + i
+	if c >= n {
+		c -= n
+	}
+	return c
 }
 
 // appendRun appends the run step(s) of CPU c: one, or for a worker whose
