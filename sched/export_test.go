@@ -162,3 +162,17 @@ func ProfileDump(m *Machine) string {
 	fmt.Fprintf(&b, "shared=%x runq=%x\n", h.sum(), m.runnable())
 	return b.String()
 }
+
+// ViewKeyed counts the patchable text bytes whose floors and whose
+// synchronized writes the state hash reads (fetch.go's viewKey).
+func ViewKeyed(m *Machine) (floors, synced int) {
+	for _, k := range m.st.fetch.viewKey {
+		if k&viewFloor != 0 {
+			floors++
+		}
+		if k&viewSynced != 0 {
+			synced++
+		}
+	}
+	return floors, synced
+}

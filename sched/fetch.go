@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -47,6 +48,9 @@ type fetchStatic struct {
 	wOff    []uint32    // per write id-1: the text offset of the store
 	wLen    []uint8     // per write id-1: its length in bytes
 	wAtomic []bool      // per write id-1: single-copy atomic (aligned, 1, 2, 4 or 8 bytes)
+	// viewKey is, per dirty byte, what of a CPU's view of it the state
+	// hash reads (viewDigest): viewFloor, viewSynced, both or neither.
+	viewKey []uint8
 	// scratch for enumerating the variants of one fetch (Options and
 	// Apply run on one goroutine per machine lineage).
 	variants []fetchVariant
@@ -126,6 +130,7 @@ func (m *Machine) initFetch(prog *Program) {
 		}
 	}
 	m.st.fetch = fs
+	m.initViewKey()
 	nd := len(m.st.dirty)
 	m.floor = make([]uint16, m.cfg.CPUs*nd)
 	m.synced = make([]uint16, m.cfg.CPUs*nd)
@@ -455,18 +460,163 @@ func (m *Machine) checkCMODX(c, t int8, pc, off uint64, v *fetchVariant) {
 	}
 }
 
+// What of the views the state hash reads (viewDigest, fetchStatic.viewKey).
+const (
+	viewFloor  = 1 << iota // the byte's floor
+	viewSynced             // the write the CPU last synchronized on
+)
+
+// initViewKey decides, per dirty byte, whether the state hash reads the
+// write each CPU last synchronized on (synced). Only the
+// concurrent-modification rule reads it (checkCMODX), and only for a word
+// whose bytes' synced writes may differ from their latest: where the ISA
+// has no such rule (cmodxUnit 0: x86, RISC-V), where no store follows the
+// boot writes to the word (every CPU synchronizes after boot, and a
+// CPU's synced write of a byte is always one of the byte's writes from
+// the one it booted with to its latest, so it is then the latest), or
+// where every word the word's bytes can spell from their booted versions
+// on is in the ISA's concurrent-modification set with every other
+// (arm64's nop <-> bl: the rule can never fire), two states that differ
+// only in synced writes have the same futures, and synced is left out.
+// The floors are always read (quiet.go narrows them further).
+func (m *Machine) initViewKey() {
+	fs := m.st.fetch
+	fs.viewKey = make([]uint8, len(m.st.dirty))
+	u := m.shape.cmodxUnit
+	for i, o := range m.st.dirty {
+		fs.viewKey[i] = viewFloor
+		if !m.cfg.Unreduced && (u == 0 || m.cmodxQuiet(uint64(o)&^uint64(u-1))) {
+			continue
+		}
+		fs.viewKey[i] |= viewSynced
+	}
+}
+
+// maxCMODXWords bounds the words cmodxQuiet enumerates for one word.
+const maxCMODXWords = 64
+
+// cmodxQuiet reports whether the concurrent-modification rule cannot
+// fire on the cmodxUnit-byte word at text offset w: either no byte of it
+// has a write after the one it booted with, or every pair of words its
+// bytes can spell is allowed. The words are its versions from the booted
+// one on when every write to it writes all its dirty bytes (their
+// histories have the same writes, so a CPU's synced writes of them are
+// one write: syncCPU and ownStore set them together), and otherwise every
+// combination of its bytes' versions. A word it cannot enumerate counts
+// as not quiet.
+func (m *Machine) cmodxQuiet(w uint64) bool {
+	fs := m.st.fetch
+	u := uint64(m.shape.cmodxUnit)
+	if w+u > uint64(len(m.text)) {
+		return false
+	}
+	var vals [maxFetch][]byte
+	var ids []uint16 // the writes of the word's dirty bytes, when they are the same
+	n, changes, whole := 1, false, true
+	for j := uint64(0); j < u; j++ {
+		o := w + j
+		d := fs.dirtyOf[o]
+		if d < 0 {
+			vals[j] = []byte{m.text[o]}
+			continue
+		}
+		h := fs.hist[d]
+		k := 0
+		for k < len(h) && h[k].id != m.prov[o] {
+			k++
+		}
+		if k == len(h) {
+			return false
+		}
+		var mine []uint16
+		for _, v := range h[k:] {
+			vals[j] = append(vals[j], v.val)
+			mine = append(mine, v.id)
+		}
+		if ids == nil {
+			ids = mine
+		} else if !slices.Equal(ids, mine) {
+			whole = false
+		}
+		changes = changes || len(h)-k > 1
+		n *= len(vals[j])
+	}
+	if !changes {
+		return true
+	}
+	var words [][]byte
+	if whole {
+		for k := range ids {
+			word := make([]byte, u)
+			for j := range word {
+				word[j] = vals[j][min(k, len(vals[j])-1)]
+			}
+			words = append(words, word)
+		}
+	} else if words = m.cmodxCombos(vals[:u], n); words == nil {
+		return false
+	}
+	for _, a := range words {
+		for _, b := range words {
+			if !m.core.cmodxOK(a, b) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cmodxCombos returns every word whose byte j is one of vals[j] (n of
+// them), or nil when there are more than maxCMODXWords.
+func (m *Machine) cmodxCombos(vals [][]byte, n int) [][]byte {
+	if n > maxCMODXWords {
+		return nil
+	}
+	u := len(vals)
+	words := make([][]byte, 0, n)
+	var idx [maxFetch]int
+	for {
+		word := make([]byte, u)
+		for j := range word {
+			word[j] = vals[j][idx[j]]
+		}
+		words = append(words, word)
+		j := u - 1
+		for ; j >= 0; j-- {
+			if idx[j]+1 < len(vals[j]) {
+				idx[j]++
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return words
+		}
+	}
+}
+
 // viewDigest is CPU c's view for the state hash: its floors and the
-// writes it last synchronized on. It is kept (Machine.vdig) until one of
-// them changes: syncCPU, ownStore and fetch, their only writers, mark it.
+// writes it last synchronized on, of the bytes viewKey says matter (fixed
+// when the machine is built). It is kept (Machine.vdig) until one of them
+// changes: syncCPU, ownStore and fetch, their only writers, mark it.
 func (m *Machine) viewDigest(c int) uint64 {
 	if m.viewOK&(1<<c) != 0 {
 		return m.vdig[c]
 	}
 	nd := len(m.st.dirty)
+	key := m.st.fetch.viewKey
+	fl, sy := m.floor[c*nd:(c+1)*nd], m.synced[c*nd:(c+1)*nd]
 	var h hasher
 	h.init()
-	for i := 0; i < nd; i++ {
-		h.u64(uint64(m.floor[c*nd+i]) | uint64(m.synced[c*nd+i])<<16)
+	for i, k := range key {
+		switch k {
+		case viewFloor | viewSynced:
+			h.u64(uint64(fl[i]) | uint64(sy[i])<<16)
+		case viewFloor:
+			h.u64(uint64(fl[i]))
+		case viewSynced:
+			h.u64(uint64(sy[i]) << 16)
+		}
 	}
 	d := h.sum()[0]
 	m.vdig[c] = d
