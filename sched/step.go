@@ -329,11 +329,19 @@ func (m *Machine) RunLocal(max int) int {
 	}
 	c := m.lastCPU
 	n := 0
+	var rec memoRec
+	start := m.memoStart(c) // memo.go
 	for n < max && !m.done {
 		cpu := &m.cpus[c]
 		t := cpu.Cur
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
 			break
+		}
+		if m.memoOn(t) {
+			if k := m.memoStep(c, t, n, max-n, &rec); k > 0 {
+				n += k
+				continue
+			}
 		}
 		if !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
@@ -355,5 +363,9 @@ func (m *Machine) RunLocal(max int) int {
 			break
 		}
 	}
+	if rec.on {
+		m.memoEnd(rec.t, &rec)
+	}
+	m.memoLearn(start, n)
 	return n
 }
