@@ -96,11 +96,11 @@ type Config struct {
 	// patcher's stores to text no worker reached there, are then visible.
 	NoQuiet bool
 	// NoMemo turns off the memo of thread-local stretches (memo.go),
-	// which changes no state, step or verdict, only the time taken;
-	// MemoCheck, a test mode, memoizes every stretch, however short, and
-	// executes each memoized one for real as well: a difference ends the
-	// run without a verdict, saying so.
-	NoMemo, MemoCheck bool
+	// which changes no state, step or verdict, only the time taken. Test
+	// modes: MemoAll memoizes every stretch, however short; MemoCheck
+	// executes each memoized one for real as well, and a difference ends
+	// the run without a verdict, saying so.
+	NoMemo, MemoAll, MemoCheck bool
 }
 
 func (c *Config) defaults() {

@@ -34,10 +34,10 @@ const (
 	memoCap = 1 << 15
 )
 
-// memoBounds returns memoLong and memoMin, both 1 in the check mode
-// (Config.MemoCheck), which memoizes every unit to test it.
+// memoBounds returns memoLong and memoMin, both 1 under Config.MemoAll,
+// which memoizes every unit to test it.
 func (m *Machine) memoBounds() (long, min int) {
-	if m.cfg.MemoCheck {
+	if m.cfg.MemoAll {
 		return 1, 1
 	}
 	return memoLong, memoMin

@@ -29,7 +29,7 @@ func TestMemoAgreesOnBuiltins(t *testing.T) {
 	for _, st := range patch.Builtins() {
 		t.Run(fmt.Sprintf("%s/%s", st.Arch, st.Name), func(t *testing.T) {
 			run := func(noMemo, check bool) *explore.Result {
-				sc := explore.Scenario{Strategy: st, CPUs: 2, Tasks: 2, Iterations: 1, NoMemo: noMemo, MemoCheck: check}
+				sc := explore.Scenario{Strategy: st, CPUs: 2, Tasks: 2, Iterations: 1, NoMemo: noMemo, MemoAll: check, MemoCheck: check}
 				res, err := explore.Check(sc, explore.Options{Bound: 1, Workers: 1})
 				require.NoError(t, err)
 				if res.Verdict == explore.Unsafe {
@@ -81,7 +81,7 @@ func TestMemoSameRuns(t *testing.T) {
 			require.NoError(t, err)
 			prog, err := patch.Compile(st, img, 1)
 			require.NoError(t, err)
-			memo, err := New(img, Config{CPUs: 2, Tasks: 2, MemoCheck: true}, prog)
+			memo, err := New(img, Config{CPUs: 2, Tasks: 2, MemoAll: true, MemoCheck: true}, prog)
 			require.NoError(t, err)
 			plain, err := New(img, Config{CPUs: 2, Tasks: 2, NoMemo: true}, prog)
 			require.NoError(t, err)
