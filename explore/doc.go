@@ -59,9 +59,37 @@
 // reads the task's return register, shadow stack and counter, and the
 // immutable reference). Visible steps are fetches of bytes a
 // store may write, the scheduler hooks, loads and stores not based on sp or
-// pc, and everything the patcher and the stoppers do. Runs always end (the
+// pc, and everything the patcher and the stoppers do but the end of a wait
+// for IPIs (below). Runs always end (the
 // workload is finite and waiting CPUs offer no step), so the state graph is
 // acyclic and the reduction needs no cycle proviso.
+//
+// The patcher's return from a sync_core() or flush_icache_all() once every
+// other CPU has taken its IPI is a local step of the patcher too: it
+// advances the patcher's own progress and nothing else (no text, view,
+// task or CPU record changes, and no other CPU's options or steps read
+// that progress: only the patcher's own next step does), and no other
+// action can disable it (only the patcher sends IPIs). So it commutes
+// with every action of every other CPU, and withholding the patcher's
+// preemption before it is matched, as for a worker, by preempting the
+// patcher before its next step (the next operation, or its exit), which
+// stays visible. On RISC-V every rv-atomic transition ends with
+// flush_icache_all(); on x86 text_poke_bp makes three sync_core() waits.
+//
+// The state hash reads of a CPU's view of text (sched/fetch.go: per byte a
+// store may write, the oldest write it may still fetch and the write it
+// last synchronized on) only what a later step can read. The synchronized
+// write is read by the concurrent-modification rule alone, which ARM and
+// arm64 have and x86 and RISC-V do not; and it can fire on a word only if
+// the word changes after boot and two of the words its bytes can spell
+// (its versions from the booted one on, when every store to it writes all
+// its patchable bytes; every combination of its bytes' versions
+// otherwise) are not both in the ISA's set. Elsewhere (arm64's nop <-> bl,
+// arm64-nop-bl's boot-time mov x9, x30: every state of such a word's
+// synchronized writes leads to the same steps) it is left out, so that two
+// CPUs that fetched the same bytes but synchronized at different writes
+// are one state (tested against the unreduced search by
+// TestReductionsAgree, and by sched's TestHashDecidesTheFuture).
 //
 // A load whose address, computed from the task's registers in the current
 // state, lies in read-only data pages (an object's sections without
@@ -118,7 +146,15 @@
 // fetches): each commutes with every action of every other CPU, as a
 // stack access does, and withholding the patcher's preemption before its
 // local store is matched by preempting it before its next visible step,
-// as for a worker. So the reduced search explores a run equal to that
+// as for a worker. For the same reason the state hash leaves out the
+// CPUs' views of those bytes (of every patchable byte outside the
+// reference's fetch windows, and outside the concurrent-modification
+// words that hold one of them): up to the first step that breaks the
+// premise, no fetch reads them (a fetch whose window holds one is such a
+// step), so two states that differ only there run the same steps to that
+// point, and both reach it (arm64-nop-bl synchronizes a CPU only by an
+// interrupt: a CPU preempted between two stores of the batch to sites no
+// worker reaches would otherwise be a state apart). So the reduced search explores a run equal to that
 // prefix up to such reorderings, with the same preemptions, and its
 // task reaches the same breaking step, which ends the run INCOMPLETE; a
 // run with no breaking step is matched whole, hazards included. The

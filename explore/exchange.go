@@ -190,26 +190,6 @@ func (o *outbox) add(to int, p [][]int32) {
 	o.mu.Unlock()
 }
 
-// replayFast applies path to m like replayPath, taking runs of option 0
-// through Machine.RunLocal (which is exactly Apply(Options()[0]) over the
-// steps it takes).
-func (w *worker) replayFast(m *sched.Machine, path []int32) {
-	for i := 0; i < len(path); {
-		if path[i] == 0 {
-			z := i
-			for z < len(path) && path[z] == 0 {
-				z++
-			}
-			if k := m.RunLocal(z - i); k > 0 {
-				i += k
-				continue
-			}
-		}
-		m.Apply(w.options(0, m)[path[i]])
-		i++
-	}
-}
-
 // exchanged searches bound b as shard idx of n, exchanging paths through
 // x. It returns a hazard's path if this shard found one.
 func (e *engine) exchanged(b int, x *exchange, res *Result) ([]int32, error) {
@@ -409,7 +389,7 @@ func (w *worker) walk(m *sched.Machine, paths [][]int32, at, level int) {
 	for l < len(first) && l < len(last) && first[l] == last[l] {
 		l++
 	}
-	w.replayFast(m, first[at:l])
+	w.replayPath(m, first[at:l])
 	k := 0
 	for k < len(paths) && len(paths[k]) == l {
 		k++ // sorted: the paths that end here come first (duplicates too)

@@ -86,6 +86,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 type item struct {
 	path   []int32
 	hazard bool
+	m      *sched.Machine // while the frontier is built: the state path leads to
 }
 
 // exhaustive runs iterative preemption bounding; each bound is split into
@@ -271,8 +272,10 @@ func (e *engine) frontier(b int) ([]item, error) {
 	w := e.newWorker(b)
 	w.unbudgeted = true
 	defer w.flush()
-	m := &sched.Machine{}
-	open := []item{{}}
+	// Each open item carries its machine (the state its path leads to):
+	// the split never replays a path, which for a real function's long
+	// thread-local stretches costs as much as the search itself.
+	open := []item{{m: root}}
 	for level := 0; level < frontierLevels; level++ {
 		var next []item
 		expanded := false
@@ -281,8 +284,7 @@ func (e *engine) frontier(b int) ([]item, error) {
 				next = append(next, it)
 				continue
 			}
-			m.CopyFrom(root)
-			w.replayPath(m, it.path)
+			m := it.m
 			w.path = append(w.path[:0], it.path...)
 			opts, out := w.advance(m, 0, noLimit)
 			switch {
@@ -294,9 +296,13 @@ func (e *engine) frontier(b int) ([]item, error) {
 				w.pending[0]++
 				expanded = true
 				for o := range opts {
-					child := append(append([]int32(nil), w.path...), int32(o))
+					child := m.Clone()
+					child.Apply(opts[o])
 					w.pending[1]++
-					next = append(next, item{path: child})
+					// A child that is a hazard right away is marked now,
+					// so that an item's search starts from a hazard-free
+					// state.
+					next = append(next, item{path: append(append([]int32(nil), w.path...), int32(o)), hazard: len(child.Hazards()) > 0, m: child})
 				}
 			}
 		}
@@ -305,17 +311,8 @@ func (e *engine) frontier(b int) ([]item, error) {
 			break
 		}
 	}
-	// Children that are hazards right away are marked now, so that an
-	// item's search starts from a hazard-free state.
 	for k := range open {
-		if open[k].hazard {
-			continue
-		}
-		m.CopyFrom(root)
-		w.replayPath(m, open[k].path)
-		if len(m.Hazards()) > 0 {
-			open[k].hazard = true
-		}
+		open[k].m = nil
 	}
 	return open, nil
 }

@@ -85,7 +85,10 @@ func TestSymmetryAgrees(t *testing.T) {
 // The state counts of the default checks with and without the symmetry:
 // without it they are the counts from before it (README, issue 19) grown
 // by the states that differ only in a runnable task's Preempted flag,
-// merged before it was hashed; with it fewer.
+// merged before it was hashed; with it fewer. (text-poke-bp's were
+// 123,269 and 52,867 until the end of an answered sync_core wait became
+// a local step of the patcher and x86's synchronized writes left the
+// hash, issue 21.)
 func TestSymmetryCounts(t *testing.T) {
 	for _, c := range []struct {
 		arch             kernel.Arch
@@ -95,7 +98,7 @@ func TestSymmetryCounts(t *testing.T) {
 	}{
 		{kernel.ARM, "jmp-over", 2, 15294, 6882},
 		{kernel.ARM, "two-step-sched", 2, 3052, 1370},
-		{kernel.X86, "text-poke-bp", 2, 123269, 52867},
+		{kernel.X86, "text-poke-bp", 2, 92835, 39854},
 		{kernel.ARM, "jmp-over", 3, 258508, 36777},
 	} {
 		t.Run(fmt.Sprintf("%v/%s/tasks=%d", c.arch, c.strategy, c.tasks), func(t *testing.T) {

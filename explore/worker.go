@@ -30,6 +30,7 @@ type worker struct {
 
 	pending [3]int64 // states, transitions, runs not yet published
 	tick    int
+	recent  recent // keys this worker met in the visited set (seen)
 }
 
 func (e *engine) newWorker(bound int) *worker { return &worker{e: e, bound: bound} }
@@ -82,10 +83,25 @@ func (w *worker) options(depth int, m *sched.Machine) []sched.Action {
 	return w.bufs[depth]
 }
 
-// replayPath applies a path of options to m.
+// replayPath applies a path of options to m. Runs of option 0 go through
+// Machine.RunLocal, which is exactly Apply(Options()[0]) over the steps it
+// takes: a path through a long thread-local stretch (a real function's
+// loop) replays at the tight loop's speed, not an option list per
+// instruction.
 func (w *worker) replayPath(m *sched.Machine, path []int32) {
-	for _, o := range path {
-		m.Apply(w.options(0, m)[o])
+	for i := 0; i < len(path); {
+		if path[i] == 0 {
+			z := i
+			for z < len(path) && path[z] == 0 {
+				z++
+			}
+			if k := m.RunLocal(z - i); k > 0 {
+				i += k
+				continue
+			}
+		}
+		m.Apply(w.options(0, m)[path[i]])
+		i++
 	}
 }
 
@@ -95,7 +111,12 @@ func (w *worker) seen(m *sched.Machine) bool {
 	if w.e.opts.Reduction == ReduceNone {
 		return false
 	}
-	return !w.e.tab.claim(stateKey(m.Hash(), m.Preemptions()))
+	k := stateKey(m.Hash(), m.Preemptions())
+	if w.recent.has(w.e.tab, k) {
+		return true
+	}
+	w.recent.add(k)
+	return !w.e.tab.claim(k)
 }
 
 // outcome is where advance stopped.
@@ -184,11 +205,7 @@ func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
 	}
 	m := w.machine(0)
 	m.CopyFrom(root)
-	if w.e.xch != nil {
-		w.replayFast(m, it.path)
-	} else {
-		w.replayPath(m, it.path)
-	}
+	w.replayPath(m, it.path)
 	w.path = append(w.path[:0], it.path...)
 	w.dfs(m, 0)
 	return w.found, !w.halt

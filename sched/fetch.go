@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -47,10 +48,29 @@ type fetchStatic struct {
 	wOff    []uint32    // per write id-1: the text offset of the store
 	wLen    []uint8     // per write id-1: its length in bytes
 	wAtomic []bool      // per write id-1: single-copy atomic (aligned, 1, 2, 4 or 8 bytes)
+	// viewKey is, per dirty byte, what of a CPU's view of it the state
+	// hash reads (viewDigest): viewFloor, viewSynced, both or neither.
+	viewKey []uint8
 	// scratch for enumerating the variants of one fetch (Options and
 	// Apply run on one goroutine per machine lineage).
 	variants []fetchVariant
+	// memo holds the variants of the fetches enumerated so far (up to
+	// maxMemo variants in all), by what decides them: see fetchKey.
+	memo  map[fetchKey][]fetchVariant
+	memoN int
 }
+
+// fetchKey is what decides the variants a CPU may fetch at a text offset:
+// per dirty byte of the window, the CPU's floor and the byte's latest
+// write (its value is that write's: the histories are static). The other
+// bytes never change, and decoding is a function of the bytes.
+type fetchKey struct {
+	off       uint32
+	floor, at [maxFetch]uint16
+}
+
+// maxMemo bounds the variants fetchVariants remembers (4 MiB).
+const maxMemo = 1 << 16
 
 // fetchVariant is one combination of byte values a CPU may fetch.
 type fetchVariant struct {
@@ -110,6 +130,7 @@ func (m *Machine) initFetch(prog *Program) {
 		}
 	}
 	m.st.fetch = fs
+	m.initViewKey()
 	nd := len(m.st.dirty)
 	m.floor = make([]uint16, m.cfg.CPUs*nd)
 	m.synced = make([]uint16, m.cfg.CPUs*nd)
@@ -120,15 +141,29 @@ func (m *Machine) initFetch(prog *Program) {
 
 // syncCPU is a synchronization point of CPU c: its view of text becomes the
 // latest.
-func (m *Machine) syncCPU(c int8, why string) {
+func (m *Machine) syncCPU(c int8, why string) { m.syncCPUTask(c, why, -1) }
+
+// syncCPUTask is syncCPU for a reason that names task t: why holds a %d
+// for it, formatted only when an explanation shows it (syncWhyText).
+func (m *Machine) syncCPUTask(c int8, why string, t int8) {
 	nd := len(m.st.dirty)
 	fl, sy := m.floor[int(c)*nd:int(c+1)*nd], m.synced[int(c)*nd:int(c+1)*nd]
 	for i, o := range m.st.dirty {
 		fl[i] = m.prov[o]
 		sy[i] = m.prov[o]
 	}
+	m.viewOK &^= 1 << c
 	m.syncStep[c] = m.steps
 	m.syncWhy[c] = why
+	m.syncTask[c] = t
+}
+
+// syncWhyText says why CPU c last synchronized.
+func (m *Machine) syncWhyText(c int8) string {
+	if t := m.syncTask[c]; t >= 0 {
+		return fmt.Sprintf(m.syncWhy[c], t)
+	}
+	return m.syncWhy[c]
 }
 
 // ownStore notes that CPU c stored write id at [off, off+n): the storing
@@ -144,6 +179,7 @@ func (m *Machine) ownStore(c int, off uint64, n int, id uint16) {
 			m.synced[c*nd+int(d)] = id
 		}
 	}
+	m.viewOK &^= 1 << c
 }
 
 // stale reports whether CPU c may fetch, in the n bytes at off, an older
@@ -165,11 +201,37 @@ func (m *Machine) stale(c int8, off uint64, n int) bool {
 
 // fetchVariants enumerates the byte combinations CPU c may fetch at off
 // (a window of the ISA's longest instruction), newest first, one per
-// distinct instruction, into the static scratch, and returns them.
+// distinct instruction, and returns them (remembered: the caller must not
+// change them).
 func (m *Machine) fetchVariants(c int8, pc, off uint64) []fetchVariant {
 	fs := m.st.fetch
 	nd := len(m.st.dirty)
 	n := min(m.shape.maxLen, len(m.text)-int(off))
+	key := fetchKey{off: uint32(off)}
+	for j := 0; j < n; j++ {
+		if d := fs.dirtyOf[off+uint64(j)]; d >= 0 {
+			key.floor[j], key.at[j] = m.floor[int(c)*nd+int(d)], m.prov[off+uint64(j)]
+		}
+	}
+	if vs, ok := fs.memo[key]; ok {
+		return vs
+	}
+	vs := m.enumerateFetch(c, pc, off, n)
+	if !m.outOfSteps && fs.memoN+len(vs) <= maxMemo { // (an enumeration too large to make is no variant list)
+		if fs.memo == nil {
+			fs.memo = map[fetchKey][]fetchVariant{}
+		}
+		fs.memo[key] = append([]fetchVariant(nil), vs...)
+		fs.memoN += len(vs)
+	}
+	return vs
+}
+
+// enumerateFetch is fetchVariants without the memo: the n bytes of the
+// window at off.
+func (m *Machine) enumerateFetch(c int8, pc, off uint64, n int) []fetchVariant {
+	fs := m.st.fetch
+	nd := len(m.st.dirty)
 	// The choices of each position: its versions from the latest down to
 	// the floor (a clean byte has one).
 	type pos struct {
@@ -342,6 +404,7 @@ func (m *Machine) fetch(c, t int8, pc, off uint64, k int) fetched {
 	for j := 0; j < v.n; j++ {
 		if d := m.st.fetch.dirtyOf[off+uint64(j)]; d >= 0 && m.floor[int(c)*nd+int(d)] < v.prov[j] {
 			m.floor[int(c)*nd+int(d)] = v.prov[j]
+			m.viewOK &^= 1 << c
 		}
 	}
 	m.checkCMODX(c, t, pc, off, v)
@@ -392,20 +455,173 @@ func (m *Machine) checkCMODX(c, t int8, pc, off uint64, v *fetchVariant) {
 			"cpu%d fetched %s at %s while it changed from %s to %s (%s), concurrent modification and execution outside the architecture's set: UNPREDICTABLE; cpu%d last synchronized at step %d (%s)",
 			c, m.core.hex(v.bytes[:v.n]), nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)),
 			m.core.describe(w+m.img.Base, old[:u]), m.core.describe(w+m.img.Base, cur[:u]), m.writeName(id),
-			c, m.syncStep[c], m.syncWhy[c]))
+			c, m.syncStep[c], m.syncWhyText(c)))
 		return
 	}
 }
 
-// viewDigest is CPU c's view for the state hash: its floors and the
-// writes it last synchronized on.
-func (m *Machine) viewDigest(c int) uint64 {
-	nd := len(m.st.dirty)
-	var h uint64 = 0x51ed27
-	for i := 0; i < nd; i++ {
-		h = mix(h ^ uint64(m.floor[c*nd+i]) ^ uint64(m.synced[c*nd+i])<<16)
+// What of the views the state hash reads (viewDigest, fetchStatic.viewKey).
+const (
+	viewFloor  = 1 << iota // the byte's floor
+	viewSynced             // the write the CPU last synchronized on
+)
+
+// initViewKey decides, per dirty byte, whether the state hash reads the
+// write each CPU last synchronized on (synced). Only the
+// concurrent-modification rule reads it (checkCMODX), and only for a word
+// whose bytes' synced writes may differ from their latest: where the ISA
+// has no such rule (cmodxUnit 0: x86, RISC-V), where no store follows the
+// boot writes to the word (every CPU synchronizes after boot, and a
+// CPU's synced write of a byte is always one of the byte's writes from
+// the one it booted with to its latest, so it is then the latest), or
+// where every word the word's bytes can spell from their booted versions
+// on is in the ISA's concurrent-modification set with every other
+// (arm64's nop <-> bl: the rule can never fire), two states that differ
+// only in synced writes have the same futures, and synced is left out.
+// The floors are always read (quiet.go narrows them further).
+func (m *Machine) initViewKey() {
+	fs := m.st.fetch
+	fs.viewKey = make([]uint8, len(m.st.dirty))
+	u := m.shape.cmodxUnit
+	for i, o := range m.st.dirty {
+		fs.viewKey[i] = viewFloor
+		if !m.cfg.Unreduced && (u == 0 || m.cmodxQuiet(uint64(o)&^uint64(u-1))) {
+			continue
+		}
+		fs.viewKey[i] |= viewSynced
 	}
-	return h
+}
+
+// maxCMODXWords bounds the words cmodxQuiet enumerates for one word.
+const maxCMODXWords = 64
+
+// cmodxQuiet reports whether the concurrent-modification rule cannot
+// fire on the cmodxUnit-byte word at text offset w: either no byte of it
+// has a write after the one it booted with, or every pair of words its
+// bytes can spell is allowed. The words are its versions from the booted
+// one on when every write to it writes all its dirty bytes (their
+// histories have the same writes, so a CPU's synced writes of them are
+// one write: syncCPU and ownStore set them together), and otherwise every
+// combination of its bytes' versions. A word it cannot enumerate counts
+// as not quiet.
+func (m *Machine) cmodxQuiet(w uint64) bool {
+	fs := m.st.fetch
+	u := uint64(m.shape.cmodxUnit)
+	if w+u > uint64(len(m.text)) {
+		return false
+	}
+	var vals [maxFetch][]byte
+	var ids []uint16 // the writes of the word's dirty bytes, when they are the same
+	n, changes, whole := 1, false, true
+	for j := uint64(0); j < u; j++ {
+		o := w + j
+		d := fs.dirtyOf[o]
+		if d < 0 {
+			vals[j] = []byte{m.text[o]}
+			continue
+		}
+		h := fs.hist[d]
+		k := 0
+		for k < len(h) && h[k].id != m.prov[o] {
+			k++
+		}
+		if k == len(h) {
+			return false
+		}
+		var mine []uint16
+		for _, v := range h[k:] {
+			vals[j] = append(vals[j], v.val)
+			mine = append(mine, v.id)
+		}
+		if ids == nil {
+			ids = mine
+		} else if !slices.Equal(ids, mine) {
+			whole = false
+		}
+		changes = changes || len(h)-k > 1
+		n *= len(vals[j])
+	}
+	if !changes {
+		return true
+	}
+	var words [][]byte
+	if whole {
+		for k := range ids {
+			word := make([]byte, u)
+			for j := range word {
+				word[j] = vals[j][min(k, len(vals[j])-1)]
+			}
+			words = append(words, word)
+		}
+	} else if words = m.cmodxCombos(vals[:u], n); words == nil {
+		return false
+	}
+	for _, a := range words {
+		for _, b := range words {
+			if !m.core.cmodxOK(a, b) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cmodxCombos returns every word whose byte j is one of vals[j] (n of
+// them), or nil when there are more than maxCMODXWords.
+func (m *Machine) cmodxCombos(vals [][]byte, n int) [][]byte {
+	if n > maxCMODXWords {
+		return nil
+	}
+	u := len(vals)
+	words := make([][]byte, 0, n)
+	var idx [maxFetch]int
+	for {
+		word := make([]byte, u)
+		for j := range word {
+			word[j] = vals[j][idx[j]]
+		}
+		words = append(words, word)
+		j := u - 1
+		for ; j >= 0; j-- {
+			if idx[j]+1 < len(vals[j]) {
+				idx[j]++
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return words
+		}
+	}
+}
+
+// viewDigest is CPU c's view for the state hash: its floors and the
+// writes it last synchronized on, of the bytes viewKey says matter (fixed
+// when the machine is built). It is kept (Machine.vdig) until one of them
+// changes: syncCPU, ownStore and fetch, their only writers, mark it.
+func (m *Machine) viewDigest(c int) uint64 {
+	if m.viewOK&(1<<c) != 0 {
+		return m.vdig[c]
+	}
+	nd := len(m.st.dirty)
+	key := m.st.fetch.viewKey
+	fl, sy := m.floor[c*nd:(c+1)*nd], m.synced[c*nd:(c+1)*nd]
+	var h hasher
+	h.init()
+	for i, k := range key {
+		switch k {
+		case viewFloor | viewSynced:
+			h.u64(uint64(fl[i]) | uint64(sy[i])<<16)
+		case viewFloor:
+			h.u64(uint64(fl[i]))
+		case viewSynced:
+			h.u64(uint64(sy[i]) << 16)
+		}
+	}
+	d := h.sum()[0]
+	m.vdig[c] = d
+	m.viewOK |= 1 << c
+	return d
 }
 
 // describeView renders CPU c's stale bytes, for explanations.

@@ -269,6 +269,7 @@ func (m *Machine) memoApply(t int8, e *memoEntry) {
 	}
 	tk := &m.tasks[t]
 	tk.Shadow, tk.link, tk.Results = e.shadow, e.link, e.results
+	m.touched(taskBit(t)) // symmetry.go: its digest changes
 	m.steps += e.k
 	m.cur = t
 	m.loadedInto, m.loadedLink, m.loadedFrom = e.loadedInto, e.loadedLink, e.loadedFrom

@@ -16,7 +16,8 @@ import (
 //   - a store of the patcher to text bytes that no worker fetched (in the
 //     window of an instruction it executed) or loaded in the reference run,
 //     outside every site of a function it executed, is a thread-local step
-//     of the patcher (patcherLocal).
+//     of the patcher (patcherLocal), and the CPUs' views of those bytes
+//     are left out of the state hash (viewDigest): no fetch reads them.
 //
 // Neither takes the reference's word for it: every run checks the
 // assumption, and a store to a quiet page that is not already a
@@ -91,6 +92,20 @@ func (m *Machine) initQuiet() {
 		}
 	}
 	m.st.obs = obs
+	// A CPU's view of a byte outside every observed window is read by no
+	// fetch that runs on (a fetch whose window holds one ends the run, as
+	// above; the concurrent-modification rule reads the words of the
+	// window only): the state hash leaves it out (viewDigest), so that
+	// two states whose CPUs last synchronized between different stores of
+	// the batch to sites no worker reaches are one.
+	fs := m.st.fetch
+	u := uint64(max(m.shape.cmodxUnit, 1))
+	for i, o := range m.st.dirty {
+		w := uint64(o) &^ (u - 1)
+		if !seen(w, w+u) {
+			fs.viewKey[i] = 0
+		}
+	}
 }
 
 // quietLoad reports whether the n bytes at a lie in quiet pages.
@@ -142,14 +157,19 @@ func (m *Machine) unobserved(what string) {
 
 // patcherLocal reports whether the patcher's next step, on its CPU, is a
 // store to text bytes no worker reaches (none lies in a fetch window of an
-// instruction a worker executed in the reference, nor was loaded): it
-// commutes with every action of every other CPU.
+// instruction a worker executed in the reference, nor was loaded), or the
+// end of a sync_core or flush_icache_all wait that every other CPU has
+// answered (it advances the patcher's own progress alone: explore's
+// package doc): it commutes with every action of every other CPU.
 func (m *Machine) patcherLocal() bool {
-	if m.st.obs == nil || m.pop >= len(m.prog.Ops) || m.spin {
+	if m.pop >= len(m.prog.Ops) || m.spin {
 		return false
 	}
 	op := &m.prog.Ops[m.pop]
-	if op.Kind != OpStore {
+	if (op.Kind == OpSyncCore || op.Kind == OpFlushIcacheAll) && m.psub == 1 && m.ipiWait == 0 {
+		return true // patcher.go: the wait's end
+	}
+	if m.st.obs == nil || op.Kind != OpStore {
 		return false
 	}
 	s := op.Stores[0]

@@ -20,8 +20,11 @@
 // re-decoding. An INT3 is reported as an *isa.Fault wrapping isa.ErrBreakpoint with
 // RIP left at the int3 itself, so that the caller can emulate the trap.
 // The commonest forms (mov, the two-operand ALU instructions on a
-// register, push and pop of a register) run on a fast path inside Exec
-// (fast.go), tested against the general path. Run is the same executor
+// register, push and pop of a register, shifts of a register) run on a
+// fast path inside Exec (fast.go), tested against the general path: one
+// dense code per operation (a jump table), register operands read and
+// written without a branch, and add, sub and cmp's six flags from one
+// 64-bit addition with the operands at the top of the word (addTop). Run is the same executor
 // over a table of decodings (Resolved, the executor's part of an Inst),
 // instruction after instruction, the fast forms inline: the plain loop of
 // package sched; Exec is Run over a table of one.

@@ -440,7 +440,15 @@ func signExtend(v uint64, size uint8) uint64 {
 	return v
 }
 
-func parity(v uint64) bool { return bits.OnesCount8(uint8(v))&1 == 0 }
+// parityTab says of every byte whether it has an even number of ones (PF).
+var parityTab = func() (t [256]bool) {
+	for i := range t {
+		t[i] = bits.OnesCount8(uint8(i))&1 == 0
+	}
+	return t
+}()
+
+func parity(v uint64) bool { return parityTab[uint8(v)] }
 
 // result sets SF, ZF and PF from a result of size bytes.
 func (r *Regs) result(res uint64, size uint8) {
@@ -449,20 +457,23 @@ func (r *Regs) result(res uint64, size uint8) {
 	r.PF = parity(res)
 }
 
-// add returns a+b+carry truncated to size bytes (a and b are of that size,
-// carry 0 or 1) and sets all six flags as ADD/ADC do (SDM "ADD", "ADC").
-// The operands are added with their sign bits at bit 63, so that one
-// 64-bit addition gives CF and OF for every size.
+// add returns a+b+carry truncated to size bytes (carry 0 or 1) and sets
+// all six flags as ADD/ADC do (SDM "ADD", "ADC").
 func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
-	k := topShift[size&15] & 63
-	x, y := a<<k, b<<k
-	sum, c1 := bits.Add64(x, y, 0)
-	sum, c2 := bits.Add64(sum, carry<<k, 0)
+	k := (64 - uint(size)<<3) & 63
+	return r.addTop(a<<k|(1<<k-1), b<<k, carry, k)
+}
+
+// addTop is add with the operands at the top of 64-bit words, k = 64 minus
+// their bits: x is a<<k with ones below (so that the carry in at bit 0
+// reaches a's lowest bit exactly when it is 1), y is b<<k. One 64-bit
+// addition gives CF and OF at every size; AF is the carry into a's bit 4.
+// It is small enough to inline (Run's add, sub and cmp).
+func (r *Regs) addTop(x, y, carry uint64, k uint) uint64 {
+	sum, c := bits.Add64(x, y, carry)
 	res := sum >> k
-	r.CF = c1|c2 != 0
-	r.OF = (x^sum)&(y^sum)>>63 != 0
-	r.AF = (a^b^res)&0x10 != 0
-	r.SF, r.ZF, r.PF = sum>>63 != 0, sum == 0, parity(res)
+	r.CF, r.OF, r.AF = c != 0, int64((x^sum)&(y^sum)) < 0, (x^y^sum)&(0x10<<k) != 0
+	r.SF, r.ZF, r.PF = int64(sum) < 0, res == 0, parityTab[uint8(res)]
 	return res
 }
 
@@ -471,7 +482,7 @@ func (r *Regs) add(a, b, carry uint64, size uint8) uint64 {
 // as the ALU does, and CF and AF are the borrows, the complements of that
 // sum's carries.
 func (r *Regs) sub(a, b, borrow uint64, size uint8) uint64 {
-	res := r.add(a, ^b&sizeMask[size&15], 1-borrow, size)
+	res := r.add(a, ^b, 1-borrow, size)
 	r.CF, r.AF = !r.CF, !r.AF
 	return res
 }

@@ -14,8 +14,8 @@ import (
 // own case of one switch, with their operands read and written without a
 // branch (get, set) and their flags computed at once, in a few operations.
 func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s isa.Stop) {
+	pc := r.RIP // kept here between instructions: the next pc waits on no store
 	for n < max {
-		pc := r.RIP
 		off := pc - base
 		if off >= uint64(len(run)) || run[off] == nil {
 			s.Missing = true
@@ -34,6 +34,7 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			if s.Err != nil || s.Flow >= isa.FlowCall || inst.linkLoad {
 				return n, s
 			}
+			pc = r.RIP
 			continue
 		case fastMov:
 			r.set(d, r.value(src, size))
@@ -57,12 +58,21 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			}
 		case fastShift:
 			r.set(d, r.shift(inst, r.get(d)))
-		case fastAdd:
-			r.set(d, r.add(r.get(d), r.value(src, size), 0, size))
-		case fastSub:
-			r.set(d, r.sub(r.get(d), r.value(src, size), 0, size))
-		case fastCmp:
-			r.sub(r.get(d), r.value(src, size), 0, size)
+		case fastAdd, fastSub, fastCmp:
+			// add, and sub as the add of the complement with the borrows
+			// inverted, as Regs.add and Regs.sub do, inline.
+			k := (64 - uint(size)<<3) & 63
+			a, b, carry := r.get(d), r.value(src, size), uint64(0)
+			if inst.fast != fastAdd {
+				b, carry = ^b, 1
+			}
+			res := r.addTop(a<<k|(1<<k-1), b<<k, carry, k)
+			if inst.fast != fastAdd {
+				r.CF, r.AF = !r.CF, !r.AF
+			}
+			if inst.fast != fastCmp {
+				r.set(d, res)
+			}
 		case fastAnd:
 			r.set(d, r.logic(r.get(d)&r.value(src, size), size))
 		case fastTest:
@@ -80,7 +90,7 @@ func Run(run []*Resolved, base uint64, r *Regs, bus isa.Bus, max int) (n int, s 
 			s.Flow, s.Err = isa.FlowNext, execError(inst, pc, err)
 			return n, s
 		}
-		r.RIP = next
+		r.RIP, pc = next, next
 		s.Flow, s.Err = isa.FlowNext, nil
 	}
 	return n, s

@@ -64,6 +64,10 @@ build rv-pfe8-norvc-args8.o $RV $RVK -march=rv64imafd -fpatchable-function-entry
 build rv-pfe16-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8 args8.c
 build rv-atomic-args8.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 args8.c
 build rv-pg-args8.o $RV $RVK -march=rv64gc -pg -fno-omit-frame-pointer args8.c
+# realcode.c on arm64 and RISC-V (issue 21): lcm calls the traced gcd_mod,
+# for the reductions of the views of text (sched/quiet.go, fetch.go).
+build arm64-pfe2-real.o $A64 $A64K -fpatchable-function-entry=2 realcode.c
+build rv-atomic-real.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 realcode.c
 # The libgcc bit helpers (no Zbb on rv64gc; no SIMD on arm64) and, at -Os,
 # the 128-bit shifts (issue 21).
 build rv-atomic-bits.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 bits.c
