@@ -95,6 +95,12 @@ type Config struct {
 	// (quiet.go): loads from data pages it never wrote, and the
 	// patcher's stores to text no worker reached there, are then visible.
 	NoQuiet bool
+	// NoMemo turns off the memo of thread-local stretches (memo.go),
+	// which changes no state, step or verdict, only the time taken. Test
+	// modes: MemoAll memoizes every stretch, however short; MemoCheck
+	// executes each memoized one for real as well, and a difference ends
+	// the run without a verdict, saying so.
+	NoMemo, MemoAll, MemoCheck bool
 }
 
 func (c *Config) defaults() {
@@ -244,6 +250,7 @@ type Machine struct {
 	decodeBuf [maxFetch]byte
 	cmodxBuf  [2][8]byte
 	done      bool
+	noMemo    bool        // a MemoCheck clone: executes for real
 	tr        tracerState // the tracer kernel's state (tracer.go)
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
@@ -283,6 +290,7 @@ type static struct {
 	// roData, per byte of data: on a read-only page (symmetry.go); nil
 	// when none is.
 	roData []bool
+	memo   *memoTable // memoized thread-local stretches (memo.go; nil: off)
 }
 
 type dataSeg struct {
@@ -451,6 +459,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		return nil, err
 	}
 	m.initQuiet()
+	m.initMemo()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
 	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
