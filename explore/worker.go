@@ -30,6 +30,7 @@ type worker struct {
 
 	pending [3]int64 // states, transitions, runs not yet published
 	tick    int
+	recent  recent // keys this worker met in the visited set (seen)
 }
 
 func (e *engine) newWorker(bound int) *worker { return &worker{e: e, bound: bound} }
@@ -110,7 +111,12 @@ func (w *worker) seen(m *sched.Machine) bool {
 	if w.e.opts.Reduction == ReduceNone {
 		return false
 	}
-	return !w.e.tab.claim(stateKey(m.Hash(), m.Preemptions()))
+	k := stateKey(m.Hash(), m.Preemptions())
+	if w.recent.has(w.e.tab, k) {
+		return true
+	}
+	w.recent.add(k)
+	return !w.e.tab.claim(k)
 }
 
 // outcome is where advance stopped.

@@ -156,16 +156,20 @@ type isaShape struct {
 }
 
 // copyCore makes dst (reused when it is a core of k's kind, else
-// allocated) a copy of k: every core's copyInto.
-func copyCore[K any, P interface {
+// allocated) a copy of k: every core's copyInto. Of the registers it
+// copies only the machine's tasks' (coreBase.regs), into dst's own buffer.
+func copyCore[K any, R any, P interface {
 	*K
 	core
+	regFile() *[]R
 }](k P, dst core) core {
 	d, ok := dst.(P)
 	if !ok || d == nil || d == k {
 		d = P(new(K))
 	}
+	regs := *d.regFile()
 	*d = *k
+	*d.regFile() = append(regs[:0], *k.regFile()...)
 	return d
 }
 
@@ -209,9 +213,22 @@ type coreStatic[C any, I any, R any] struct {
 // decodings through the ISA's Run, by the general path's fast path
 // (stepPlain) and by RunLocal's inner loop (runPlain).
 type coreBase[C any, I any, R any] struct {
-	st   *coreStatic[C, I, R]
-	regs [MaxTasks]R
+	st *coreStatic[C, I, R]
+	// regs holds the registers of every task (the workers and the
+	// patcher: reset makes room), a buffer of its own in every clone.
+	regs []R
 	one  [1]*I // the table of one decoding that stepPlain runs
+}
+
+// regFile is the core's register buffer, for copyCore.
+func (b *coreBase[C, I, R]) regFile() *[]R { return &b.regs }
+
+// room makes room in regs for task t, whose registers reset sets.
+func (b *coreBase[C, I, R]) room(t int8) {
+	for len(b.regs) <= int(t) {
+		var r R
+		b.regs = append(b.regs, r)
+	}
 }
 
 func newCoreBase[C any, I any, R any](dec C, img *kernel.Image, align uint64,
@@ -297,8 +314,12 @@ func newPlainTable[I any](textSize int, align uint64) *plainTable[I] {
 	return p
 }
 
-// mark remembers inst as the plain decoding at text offset off.
+// mark remembers inst as the plain decoding at text offset off (once: the
+// bytes of a plain instruction never change, nor does its decoding).
 func (p *plainTable[I]) mark(off uint64, inst *I) {
+	if p.plain[off>>p.shift] != nil {
+		return
+	}
 	if len(p.dense) == cap(p.dense) {
 		p.dense = make([]I, 0, 256) // the full chunk stays where plain points
 	}

@@ -28,6 +28,7 @@ func newARMCore(img *kernel.Image) *armCore {
 }
 
 func (k *armCore) reset(t int8, entry, sp uint64) {
+	k.room(t)
 	k.regs[t] = arm.Regs{}
 	k.regs[t].R[arm.PC] = uint32(entry)
 	k.regs[t].R[arm.SP] = uint32(sp)
@@ -48,7 +49,7 @@ func (k *armCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	return h, rb
 }
 
-func (k *armCore) copyInto(dst core) core { return copyCore(k, dst) }
+func (k *armCore) copyInto(dst core) core { return copyCore[armCore, arm.Regs](k, dst) }
 
 func (k *armCore) decode(pc uint64, b []byte) (int, error) {
 	w := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24

@@ -29,6 +29,7 @@ func newARM64Core(img *kernel.Image) *arm64Core {
 }
 
 func (k *arm64Core) reset(t int8, entry, sp uint64) {
+	k.room(t)
 	k.regs[t] = arm64.Regs{PC: entry, SP: sp}
 }
 
@@ -59,7 +60,7 @@ func (k *arm64Core) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	return h, rb
 }
 
-func (k *arm64Core) copyInto(dst core) core { return copyCore(k, dst) }
+func (k *arm64Core) copyInto(dst core) core { return copyCore[arm64Core, arm64.Regs](k, dst) }
 
 func (k *arm64Core) decode(pc uint64, b []byte) (int, error) {
 	inst, err := k.st.dec.Lookup(pc, le32(b))

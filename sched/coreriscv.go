@@ -47,6 +47,7 @@ func newRISCVCore(img *kernel.Image) *riscvCore {
 }
 
 func (k *riscvCore) reset(t int8, entry, sp uint64) {
+	k.room(t)
 	k.regs[t] = riscv.Regs{}
 	k.regs[t].PC = entry
 	k.regs[t].X[riscv.SP] = sp
@@ -70,7 +71,7 @@ func (k *riscvCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	return h, rb
 }
 
-func (k *riscvCore) copyInto(dst core) core { return copyCore(k, dst) }
+func (k *riscvCore) copyInto(dst core) core { return copyCore[riscvCore, riscv.Regs](k, dst) }
 
 func (k *riscvCore) decode(pc uint64, b []byte) (int, error) {
 	inst, err := k.st.dec.Lookup(pc, b)

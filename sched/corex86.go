@@ -39,6 +39,7 @@ func newX86Core(img *kernel.Image) *x86Core {
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
+	k.room(t)
 	k.regs[t] = x86.Regs{}
 	k.regs[t].RIP = entry
 	k.regs[t].R[x86.RSP] = sp
@@ -67,7 +68,7 @@ func (k *x86Core) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	return h, rb
 }
 
-func (k *x86Core) copyInto(dst core) core { return copyCore(k, dst) }
+func (k *x86Core) copyInto(dst core) core { return copyCore[x86Core, x86.Regs](k, dst) }
 
 func (k *x86Core) decode(pc uint64, b []byte) (int, error) {
 	inst, err := k.st.dec.Lookup(pc, b)

@@ -108,6 +108,9 @@ func (s TIState) Named(count string) string {
 	return out
 }
 
+// event records e in Record mode. A caller whose e needs a text built for
+// it (a concatenation, a Sprintf) checks cfg.Record first: the search
+// runs without recording, and e is built before event can drop it.
 func (m *Machine) event(e Event) {
 	if !m.cfg.Record {
 		return

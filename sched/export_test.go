@@ -36,6 +36,55 @@ func StackSumsHold(m *Machine) bool {
 	return true
 }
 
+// DigestsHold reports whether every digest m keeps (taskDigest, viewDigest,
+// hashShared) is the one computed afresh, and how many it keeps.
+func DigestsHold(m *Machine) (kept int, ok bool) {
+	for t := 0; t <= int(m.patcher); t++ {
+		bit := uint32(1) << t
+		if m.tdOK&bit == 0 {
+			continue
+		}
+		kept++
+		var h hasher
+		h.init()
+		var rb rebase
+		if t < int(m.patcher) {
+			rb = rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		}
+		m.hashTaskState(&h, int8(t), &rb)
+		if h.sum() != m.tdig[t] || rb.odd != (m.tdOdd&bit != 0) {
+			return kept, false
+		}
+	}
+	for c := 0; c < m.cfg.CPUs; c++ {
+		if m.viewOK&(1<<c) != 0 {
+			kept++
+			d := m.vdig[c]
+			m.viewOK &^= 1 << c
+			if m.viewDigest(c) != d {
+				return kept, false
+			}
+		}
+	}
+	if m.sharedOK {
+		kept++
+		d := m.shDig
+		m.sharedOK = false
+		var h hasher
+		m.hashShared(&h)
+		if m.shDig != d {
+			return kept, false
+		}
+	}
+	return kept, true
+}
+
+// ForgetDigests drops the digests m keeps.
+func ForgetDigests(m *Machine) {
+	m.touched(^uint32(0))
+	m.viewOK, m.sharedOK = 0, false
+}
+
 // DataStackHolds reports whether m's count of data windows in the stack
 // window is the one computed afresh.
 func DataStackHolds(m *Machine) bool { return m.dataStack == m.stackWindows(0, len(m.data)) }

@@ -54,7 +54,23 @@ type fetchStatic struct {
 	// scratch for enumerating the variants of one fetch (Options and
 	// Apply run on one goroutine per machine lineage).
 	variants []fetchVariant
+	// memo holds the variants of the fetches enumerated so far (up to
+	// maxMemo variants in all), by what decides them: see fetchKey.
+	memo  map[fetchKey][]fetchVariant
+	memoN int
 }
+
+// fetchKey is what decides the variants a CPU may fetch at a text offset:
+// per dirty byte of the window, the CPU's floor and the byte's latest
+// write (its value is that write's: the histories are static). The other
+// bytes never change, and decoding is a function of the bytes.
+type fetchKey struct {
+	off       uint32
+	floor, at [maxFetch]uint16
+}
+
+// maxMemo bounds the variants fetchVariants remembers (4 MiB).
+const maxMemo = 1 << 16
 
 // fetchVariant is one combination of byte values a CPU may fetch.
 type fetchVariant struct {
@@ -125,15 +141,29 @@ func (m *Machine) initFetch(prog *Program) {
 
 // syncCPU is a synchronization point of CPU c: its view of text becomes the
 // latest.
-func (m *Machine) syncCPU(c int8, why string) {
+func (m *Machine) syncCPU(c int8, why string) { m.syncCPUTask(c, why, -1) }
+
+// syncCPUTask is syncCPU for a reason that names task t: why holds a %d
+// for it, formatted only when an explanation shows it (syncWhyText).
+func (m *Machine) syncCPUTask(c int8, why string, t int8) {
 	nd := len(m.st.dirty)
 	fl, sy := m.floor[int(c)*nd:int(c+1)*nd], m.synced[int(c)*nd:int(c+1)*nd]
 	for i, o := range m.st.dirty {
 		fl[i] = m.prov[o]
 		sy[i] = m.prov[o]
 	}
+	m.viewOK &^= 1 << c
 	m.syncStep[c] = m.steps
 	m.syncWhy[c] = why
+	m.syncTask[c] = t
+}
+
+// syncWhyText says why CPU c last synchronized.
+func (m *Machine) syncWhyText(c int8) string {
+	if t := m.syncTask[c]; t >= 0 {
+		return fmt.Sprintf(m.syncWhy[c], t)
+	}
+	return m.syncWhy[c]
 }
 
 // ownStore notes that CPU c stored write id at [off, off+n): the storing
@@ -149,6 +179,7 @@ func (m *Machine) ownStore(c int, off uint64, n int, id uint16) {
 			m.synced[c*nd+int(d)] = id
 		}
 	}
+	m.viewOK &^= 1 << c
 }
 
 // stale reports whether CPU c may fetch, in the n bytes at off, an older
@@ -170,11 +201,37 @@ func (m *Machine) stale(c int8, off uint64, n int) bool {
 
 // fetchVariants enumerates the byte combinations CPU c may fetch at off
 // (a window of the ISA's longest instruction), newest first, one per
-// distinct instruction, into the static scratch, and returns them.
+// distinct instruction, and returns them (remembered: the caller must not
+// change them).
 func (m *Machine) fetchVariants(c int8, pc, off uint64) []fetchVariant {
 	fs := m.st.fetch
 	nd := len(m.st.dirty)
 	n := min(m.shape.maxLen, len(m.text)-int(off))
+	key := fetchKey{off: uint32(off)}
+	for j := 0; j < n; j++ {
+		if d := fs.dirtyOf[off+uint64(j)]; d >= 0 {
+			key.floor[j], key.at[j] = m.floor[int(c)*nd+int(d)], m.prov[off+uint64(j)]
+		}
+	}
+	if vs, ok := fs.memo[key]; ok {
+		return vs
+	}
+	vs := m.enumerateFetch(c, pc, off, n)
+	if !m.outOfSteps && fs.memoN+len(vs) <= maxMemo { // (an enumeration too large to make is no variant list)
+		if fs.memo == nil {
+			fs.memo = map[fetchKey][]fetchVariant{}
+		}
+		fs.memo[key] = append([]fetchVariant(nil), vs...)
+		fs.memoN += len(vs)
+	}
+	return vs
+}
+
+// enumerateFetch is fetchVariants without the memo: the n bytes of the
+// window at off.
+func (m *Machine) enumerateFetch(c int8, pc, off uint64, n int) []fetchVariant {
+	fs := m.st.fetch
+	nd := len(m.st.dirty)
 	// The choices of each position: its versions from the latest down to
 	// the floor (a clean byte has one).
 	type pos struct {
@@ -347,6 +404,7 @@ func (m *Machine) fetch(c, t int8, pc, off uint64, k int) fetched {
 	for j := 0; j < v.n; j++ {
 		if d := m.st.fetch.dirtyOf[off+uint64(j)]; d >= 0 && m.floor[int(c)*nd+int(d)] < v.prov[j] {
 			m.floor[int(c)*nd+int(d)] = v.prov[j]
+			m.viewOK &^= 1 << c
 		}
 	}
 	m.checkCMODX(c, t, pc, off, v)
@@ -397,7 +455,7 @@ func (m *Machine) checkCMODX(c, t int8, pc, off uint64, v *fetchVariant) {
 			"cpu%d fetched %s at %s while it changed from %s to %s (%s), concurrent modification and execution outside the architecture's set: UNPREDICTABLE; cpu%d last synchronized at step %d (%s)",
 			c, m.core.hex(v.bytes[:v.n]), nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)),
 			m.core.describe(w+m.img.Base, old[:u]), m.core.describe(w+m.img.Base, cur[:u]), m.writeName(id),
-			c, m.syncStep[c], m.syncWhy[c]))
+			c, m.syncStep[c], m.syncWhyText(c)))
 		return
 	}
 }
@@ -538,23 +596,32 @@ func (m *Machine) cmodxCombos(vals [][]byte, n int) [][]byte {
 }
 
 // viewDigest is CPU c's view for the state hash: its floors and the
-// writes it last synchronized on, of the bytes viewKey says matter.
+// writes it last synchronized on, of the bytes viewKey says matter (fixed
+// when the machine is built). It is kept (Machine.vdig) until one of them
+// changes: syncCPU, ownStore and fetch, their only writers, mark it.
 func (m *Machine) viewDigest(c int) uint64 {
+	if m.viewOK&(1<<c) != 0 {
+		return m.vdig[c]
+	}
 	nd := len(m.st.dirty)
 	key := m.st.fetch.viewKey
 	fl, sy := m.floor[c*nd:(c+1)*nd], m.synced[c*nd:(c+1)*nd]
-	var h uint64 = 0x51ed27
+	var h hasher
+	h.init()
 	for i, k := range key {
 		switch k {
 		case viewFloor | viewSynced:
-			h = mix(h ^ uint64(fl[i]) ^ uint64(sy[i])<<16)
+			h.u64(uint64(fl[i]) | uint64(sy[i])<<16)
 		case viewFloor:
-			h = mix(h ^ uint64(fl[i]))
+			h.u64(uint64(fl[i]))
 		case viewSynced:
-			h = mix(h ^ uint64(sy[i])<<16)
+			h.u64(uint64(sy[i]) << 16)
 		}
 	}
-	return h
+	d := h.sum()[0]
+	m.vdig[c] = d
+	m.viewOK |= 1 << c
+	return d
 }
 
 // describeView renders CPU c's stale bytes, for explanations.

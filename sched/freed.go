@@ -124,3 +124,28 @@ func (m *Machine) scrubWord(t, w int, lo uint64) {
 	m.stackSum[t][0] += nw[0] - old[0]
 	m.stackSum[t][1] += nw[1] - old[1]
 }
+
+// setWord sets stack word w of task t (whose stack starts at lo) to v
+// from slot at call depth d, as a memoized stretch left it (memo.go).
+func (m *Machine) setWord(t, w int, lo uint64, v uint32, slot, d uint8) {
+	if m.depth == nil {
+		m.storeWord(t, w, lo, v, slot)
+		return
+	}
+	old, fo := m.wordHash(w, t, lo)
+	binary.LittleEndian.PutUint32(m.stack[4*w:4*w+4], v)
+	m.slots[w] = slot
+	m.depth[w] = d
+	if a := StackBase + uint64(w)*4; d > 0 && a < m.tasks[t].lowLive {
+		m.tasks[t].lowLive = a
+	}
+	nw, fn := m.wordHash(w, t, lo)
+	m.stackSum[t][0] += nw[0] - old[0]
+	m.stackSum[t][1] += nw[1] - old[1]
+	if fo {
+		m.foreign[t]--
+	}
+	if fn {
+		m.foreign[t]++
+	}
+}

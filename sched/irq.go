@@ -44,7 +44,7 @@ const irqFrameWords = 18
 func (m *Machine) appendIRQs(buf []Action) []Action {
 	n := int8(m.cfg.CPUs)
 	for i := int8(0); i < n; i++ {
-		c := (m.lastCPU + i) % n
+		c := nextCPU(m.lastCPU, i, n)
 		cpu := &m.cpus[c]
 		t := cpu.Cur
 		if cpu.Stopper || t < 0 || t == m.patcher || m.tasks[t].InTrap {

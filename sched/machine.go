@@ -98,6 +98,12 @@ type Config struct {
 	// KeepFreed turns off the scrub of freed frames (freed.go): a
 	// frame's words then keep what it left there once it returns.
 	KeepFreed bool
+	// NoMemo turns off the memo of thread-local stretches (memo.go),
+	// which changes no state, step or verdict, only the time taken. Test
+	// modes: MemoAll memoizes every stretch, however short; MemoCheck
+	// executes each memoized one for real as well, and a difference ends
+	// the run without a verdict, saying so.
+	NoMemo, MemoAll, MemoCheck bool
 }
 
 func (c *Config) defaults() {
@@ -192,6 +198,17 @@ type Machine struct {
 	foreign   [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
 	depth     []uint8             // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
 	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
+	// The workers' digests for the symmetric hash, kept while they hold
+	// (symmetry.go: taskDigest): bit t of tdOK says tdig[t] is t's, of
+	// tdOdd that t's state is odd.
+	tdig        [MaxTasks][2]uint64
+	tdOK, tdOdd uint32
+	// Likewise the CPUs' view digests (fetch.go: viewDigest) and the
+	// digest of what no task or CPU owns (hashShared).
+	vdig     [MaxCPUs]uint64
+	viewOK   uint8
+	shDig    [2]uint64
+	sharedOK bool
 
 	cpus  [MaxCPUs]CPU
 	tasks []Task // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
@@ -233,12 +250,14 @@ type Machine struct {
 	synced   []uint16
 	syncStep [MaxCPUs]int    // for explanations: when and why each CPU last synchronized
 	syncWhy  [MaxCPUs]string // (not part of the state: it changes no future)
+	syncTask [MaxCPUs]int8   // the task syncWhy names (its %d), or -1: syncWhyText
 	fetchBuf fetchVariant
 	// Bytes handed to the core's decode and cmodxOK (interface calls: a
 	// local array passed there would be allocated on every call).
 	decodeBuf [maxFetch]byte
 	cmodxBuf  [2][8]byte
 	done      bool
+	noMemo    bool        // a MemoCheck clone: executes for real
 	tr        tracerState // the tracer kernel's state (tracer.go)
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
@@ -278,6 +297,7 @@ type static struct {
 	// roData, per byte of data: on a read-only page (symmetry.go); nil
 	// when none is.
 	roData []bool
+	memo   *memoTable // memoized thread-local stretches (memo.go; nil: off)
 }
 
 type dataSeg struct {
@@ -449,6 +469,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	if !cfg.KeepFreed {
 		m.initFreed()
 	}
+	m.initMemo()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
 	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
@@ -522,7 +543,10 @@ func (m *Machine) Writes() []Write { return m.writes }
 func (m *Machine) Passes() []PassRecord { return m.passes }
 
 // Task returns task i (workers are 0..Tasks-1, the patcher is Tasks).
-func (m *Machine) Task(i int) *Task { return &m.tasks[i] }
+func (m *Machine) Task(i int) *Task {
+	m.touched(taskBit(int8(i))) // the caller may change it
+	return &m.tasks[i]
+}
 
 // PC returns task i's program counter.
 func (m *Machine) PC(i int) uint64 { return m.core.pc(int8(i)) }
@@ -592,6 +616,7 @@ func (m *Machine) CopyFrom(src *Machine) {
 
 // enqueue appends t to the run queue.
 func (m *Machine) enqueue(t int8) {
+	m.touched(taskBit(t))
 	m.runq[m.nrunq] = t
 	m.nrunq++
 	m.tasks[t].State = Runnable
@@ -614,6 +639,7 @@ func (m *Machine) write(s Store, transition int, cpu int, label string) {
 	id := m.nwrites
 	m.wtrans = append(m.wtrans, uint8(transition))
 	off := s.Addr - m.img.Base
+	m.sharedOK = false
 	copy(m.text[off:], s.Bytes)
 	for i := range s.Bytes {
 		m.prov[off+uint64(i)] = id
@@ -644,6 +670,7 @@ func (m *Machine) snapshotSites() {
 		h := m.hist[i]
 		if h[len(h)-1] != snap {
 			m.hist[i] = append(h, snap)
+			m.sharedOK = false
 		}
 	}
 }
@@ -708,18 +735,31 @@ func (m *Machine) hashExact() [2]uint64 {
 }
 
 // hashShared feeds h what no task or CPU owns: text, site histories, data.
+// Their digest is kept (shDig) until one of them changes: write,
+// snapshotSites and the stores to data, their only writers, mark it.
 func (m *Machine) hashShared(h *hasher) {
-	for _, o := range m.st.dirty {
-		h.u64(uint64(m.text[o]) | uint64(m.prov[o])<<8)
-	}
-	for _, hs := range m.hist {
-		h.u64(uint64(len(hs)))
-		last := hs[len(hs)-1]
-		for _, v := range last {
-			h.u64(uint64(v))
+	if !m.sharedOK {
+		var s hasher
+		s.init()
+		for _, o := range m.st.dirty {
+			s.u64(uint64(m.text[o]) | uint64(m.prov[o])<<8)
 		}
+		for _, hs := range m.hist {
+			s.u64(uint64(len(hs)))
+			var w uint64 // four write ids a word
+			for i, v := range hs[len(hs)-1] {
+				w |= uint64(v) << (16 * (i % 4))
+				if i%4 == 3 || i == detect.MaxSiteBytes-1 {
+					s.u64(w)
+					w = 0
+				}
+			}
+		}
+		s.bytes(m.data)
+		m.shDig, m.sharedOK = s.sum(), true
 	}
-	h.bytes(m.data)
+	h.u64(m.shDig[0])
+	h.u64(m.shDig[1])
 }
 
 // cpuRecord is CPU c's flags in its hash record, the task it runs left out.
@@ -796,20 +836,44 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// hasher is a two-lane multiply-mix hash (128 bits of state). It is not
-// cryptographic; it is deterministic across runs and platforms.
-type hasher struct{ a, b uint64 }
+// hasher is a two-lane multiply-mix hash (128 bits of state). Each lane
+// folds two words per 64×64→128-bit multiply (the first word of a pair
+// waits in p), and both factors of every multiply depend on the lane, so
+// no input value zeroes it. It is not cryptographic; it is deterministic
+// across runs and platforms.
+type hasher struct {
+	a, b, p uint64
+	n       uint64 // words fed
+}
 
-func (h *hasher) init() { h.a, h.b = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f }
+func (h *hasher) init() { *h = hasher{a: 0x9e3779b97f4a7c15, b: 0xc2b2ae3d27d4eb4f} }
 
-func mix(x uint64) uint64 {
-	hi, lo := bits.Mul64(x^0x2d358dccaa6c78a5, 0x8bb84b93962eacc9)
+// mum is the folded 128-bit product of x and y.
+func mum(x, y uint64) uint64 {
+	hi, lo := bits.Mul64(x, y)
 	return hi ^ lo
 }
 
+func mix(x uint64) uint64 { return mum(x^0x2d358dccaa6c78a5, 0x8bb84b93962eacc9) }
+
 func (h *hasher) u64(v uint64) {
-	h.a = mix(h.a ^ v)
-	h.b = mix(h.b + v + 0x4b33a62ed433d4a3)
+	h.n++
+	if h.n&1 != 0 {
+		h.p = v
+		return
+	}
+	h.fold(v)
+}
+
+// fold folds p and v into the lanes: u64's second word of a pair, out of
+// line so that u64 inlines.
+//
+//go:noinline
+func (h *hasher) fold(v uint64) { h.pair(h.p, v) }
+
+func (h *hasher) pair(p, v uint64) {
+	h.a = mum(h.a^p^0xa0761d6478bd642f, bits.RotateLeft64(h.a, 32)^v^0xe7037ed1a0b428db)
+	h.b = mum(h.b^v^0x8ebc6af09c88c6e3, bits.RotateLeft64(h.b, 29)^p^0x589965cc75374cc3)
 }
 
 func (h *hasher) bytes(p []byte) {
@@ -822,4 +886,14 @@ func (h *hasher) bytes(p []byte) {
 	h.u64(binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(p))<<56)
 }
 
-func (h *hasher) sum() [2]uint64 { return [2]uint64{mix(h.a ^ h.b>>7), mix(h.b ^ h.a<<9)} }
+// sum is the hash of the words fed so far (their number included).
+func (h *hasher) sum() [2]uint64 {
+	a, b := h.a, h.b
+	if h.n&1 != 0 {
+		x := *h
+		x.pair(h.p, 0)
+		a, b = x.a, x.b
+	}
+	a ^= h.n * 0x9e3779b97f4a7c15
+	return [2]uint64{mix(a ^ b>>7), mix(b ^ a<<9)}
+}

@@ -29,7 +29,9 @@ func (m *Machine) patcherStep(c int8) {
 		}
 		m.next()
 	case OpStopMachine:
-		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": stop_machine() called"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": stop_machine() called"})
+		}
 		m.stopOn = true
 		m.stopCPU = c
 		m.psub = 0
@@ -38,7 +40,9 @@ func (m *Machine) patcherStep(c int8) {
 		m.tasks[p].State = Blocked
 		m.switchTo(c, Stopper)
 	case OpSyncSched, OpSyncRCUTasks:
-		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() called"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() called"})
+		}
 		m.next()
 		var cpus uint16
 		var tasks uint32
@@ -56,7 +60,9 @@ func (m *Machine) patcherStep(c int8) {
 			}
 		}
 		if cpus == 0 && tasks == 0 {
-			m.event(Event{Kind: EvWaitDone, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() returns at once (no CPU or task to wait for)"})
+			if m.cfg.Record {
+				m.event(Event{Kind: EvWaitDone, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() returns at once (no CPU or task to wait for)"})
+			}
 			return
 		}
 		m.gpKind, m.gpCPUs, m.gpTasks = op.Kind, cpus, tasks
@@ -64,8 +70,10 @@ func (m *Machine) patcherStep(c int8) {
 		m.tasks[p].State = Blocked
 	case OpSyncCore, OpFlushIcacheAll:
 		if m.psub == 0 {
-			m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() IPI to all CPUs"})
-			m.syncCPU(c, op.Kind.String()+"() on the patcher's own CPU")
+			if m.cfg.Record {
+				m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": " + op.Kind.String() + "() IPI to all CPUs"})
+			}
+			m.syncCPU(c, ownCPUSync[op.Kind])
 			for i := 0; i < m.cfg.CPUs; i++ {
 				if int8(i) != c {
 					m.cpus[i].IPI = true
@@ -78,22 +86,34 @@ func (m *Machine) patcherStep(c int8) {
 				return
 			}
 		}
-		m.event(Event{Kind: EvWaitDone, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Kind.String() + " done on all CPUs"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvWaitDone, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Kind.String() + " done on all CPUs"})
+		}
 		m.next()
 	case OpBreakpointOn:
 		m.bpOn, m.bpOp = true, m.pop
-		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table published (text_poke_bp)"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table published (text_poke_bp)"})
+		}
 		m.next()
 	case OpBreakpointOff:
 		// Options offers this step only once no CPU is inside the int3
 		// handler (text_poke_bp waits for bp_desc.refs to drop); a CPU
 		// that traps on a stale int3 afterwards finds no table.
 		m.bpOn = false
-		m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table withdrawn (no handler in flight)"})
+		if m.cfg.Record {
+			m.event(Event{Kind: EvPatch, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: int(p), Text: op.Label + ": int3 handler table withdrawn (no handler in flight)"})
+		}
 		m.next()
 	default:
 		m.fault(c, p, 0, fmt.Sprintf("patcher: unsupported operation %v", op.Kind))
 	}
+}
+
+// ownCPUSync is why the patcher's own CPU synchronizes, by the op.
+var ownCPUSync = [...]string{
+	OpSyncCore:       OpSyncCore.String() + "() on the patcher's own CPU",
+	OpFlushIcacheAll: OpFlushIcacheAll.String() + "() on the patcher's own CPU",
 }
 
 func (m *Machine) next() {
@@ -131,7 +151,9 @@ func (m *Machine) stopperStep(c int8) {
 		m.cpus[i].Stopper = false
 		m.syncCPU(int8(i), "leaving the stopper")
 	}
-	m.event(Event{Kind: EvStopperOut, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: -1, Text: op.Label + ": stop_machine() done, all CPUs back to scheduling"})
+	if m.cfg.Record {
+		m.event(Event{Kind: EvStopperOut, Label: op.Label, Op: op.Kind.String(), CPU: int(c), Task: -1, Text: op.Label + ": stop_machine() done, all CPUs back to scheduling"})
+	}
 	m.next()
 	m.enqueue(m.patcher)
 }

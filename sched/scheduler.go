@@ -1,7 +1,5 @@
 package sched
 
-import "fmt"
-
 // switchTo puts task t (or the stopper) on free CPU c.
 func (m *Machine) switchTo(c int8, t int8) {
 	cpu := &m.cpus[c]
@@ -15,13 +13,14 @@ func (m *Machine) switchTo(c int8, t int8) {
 	}
 	m.dequeue(t)
 	cpu.Cur = t
+	m.touched(taskBit(t))
 	task := &m.tasks[t]
 	task.State = Running
 	task.CPU = c
 	if task.Preempted && m.shape.excSync {
 		// The task resumes by returning from the interrupt that
 		// preempted it.
-		m.syncCPU(c, fmt.Sprintf("task %d returning from the interrupt that preempted it", t))
+		m.syncCPUTask(c, "task %d returning from the interrupt that preempted it", t)
 	}
 	// The flag is read here alone: a running task's next leave sets or
 	// clears it again. Cleared, it is hashed (hashTaskState) without
@@ -39,6 +38,7 @@ func (m *Machine) leave(c int8, voluntary bool) {
 	cpu := &m.cpus[c]
 	t := cpu.Cur
 	cpu.Cur = -1
+	m.touched(taskBit(t))
 	if t >= 0 {
 		task := &m.tasks[t]
 		task.CPU = -1

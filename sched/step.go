@@ -73,7 +73,7 @@ func (m *Machine) Options(buf []Action) []Action {
 	n := int8(m.cfg.CPUs)
 	if !m.cfg.Unreduced {
 		for i := int8(0); i < n; i++ {
-			c := (m.lastCPU + i) % n
+			c := nextCPU(m.lastCPU, i, n)
 			cpu := &m.cpus[c]
 			switch {
 			case cpu.Stopper:
@@ -95,7 +95,7 @@ func (m *Machine) Options(buf []Action) []Action {
 	}
 	allStop := m.allInStopper()
 	for i := int8(0); i < n; i++ {
-		c := (m.lastCPU + i) % n
+		c := nextCPU(m.lastCPU, i, n)
 		cpu := &m.cpus[c]
 		switch {
 		case cpu.Stopper:
@@ -131,7 +131,7 @@ func (m *Machine) Options(buf []Action) []Action {
 	// does not depend on the preemptions left: a schedule found at one
 	// bound replays unchanged at any larger bound.
 	for i := int8(0); i < n; i++ {
-		c := (m.lastCPU + i) % n
+		c := nextCPU(m.lastCPU, i, n)
 		cpu := &m.cpus[c]
 		if cpu.Stopper || cpu.Cur < 0 || !m.preemptible(cpu.Cur) {
 			continue
@@ -149,6 +149,16 @@ func (m *Machine) Options(buf []Action) []Action {
 		}
 	}
 	return buf
+}
+
+// nextCPU is CPU (last+i) mod n, for last and i below n (no division:
+// Options asks three times per CPU per call).
+func nextCPU(last, i, n int8) int8 {
+	c := last + i
+	if c >= n {
+		c -= n
+	}
+	return c
 }
 
 // appendRun appends the run step(s) of CPU c: one, or for a worker whose
@@ -238,6 +248,14 @@ func (m *Machine) Apply(a Action) {
 	m.lastCPU = a.CPU
 	c := a.CPU
 	cpu := &m.cpus[c]
+	// A step changes no task but the one its CPU runs before and after
+	// it, and those the scheduler's primitives move (which mark them
+	// themselves: enqueue, switchTo, leave); the tracer kernel's
+	// interrupts and wakeups reach further.
+	touch := taskBit(cpu.Cur)
+	if m.tr.on || a.Kind == ActIRQ || a.Kind == ActWake {
+		touch = ^uint32(0)
+	}
 	switch a.Kind {
 	case ActPick:
 		m.switchTo(c, a.Task)
@@ -264,7 +282,7 @@ func (m *Machine) Apply(a Action) {
 		m.tasks[t].Preempted = true
 		m.enqueue(t)
 		if m.shape.excSync {
-			m.syncCPU(c, "the interrupt that preempted task "+fmt.Sprint(t))
+			m.syncCPUTask(c, "the interrupt that preempted task %d", t)
 		}
 		m.switchTo(c, a.Task)
 	case ActIPI:
@@ -288,6 +306,7 @@ func (m *Machine) Apply(a Action) {
 		}
 	}
 	m.checkBudget(c)
+	m.touched(touch | taskBit(cpu.Cur))
 }
 
 // checkBudget ends a run that used up its step budget. Such a run has no
@@ -329,11 +348,24 @@ func (m *Machine) RunLocal(max int) int {
 	}
 	c := m.lastCPU
 	n := 0
+	var touch uint32
+	if m.tr.on {
+		touch = ^uint32(0)
+	}
+	var rec memoRec
+	start := m.memoStart(c) // memo.go
 	for n < max && !m.done {
 		cpu := &m.cpus[c]
 		t := cpu.Cur
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
 			break
+		}
+		touch |= taskBit(t)
+		if m.memoOn(t) {
+			if k := m.memoStep(c, t, n, max-n, &rec); k > 0 {
+				n += k
+				continue
+			}
 		}
 		if !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
@@ -355,5 +387,10 @@ func (m *Machine) RunLocal(max int) int {
 			break
 		}
 	}
+	if rec.on {
+		m.memoEnd(rec.t, &rec)
+	}
+	m.memoLearn(start, n)
+	m.touched(touch | taskBit(m.cpus[c].Cur))
 	return n
 }

@@ -198,14 +198,15 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		if m.foreign[t] != 0 {
 			return sum, false
 		}
-		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
-		m.hashTaskState(&h, int8(t), &rb)
-		if rb.odd {
+		td, odd := m.taskDigest(t)
+		if odd {
 			return sum, false
 		}
+		h.u64(td[0])
+		h.u64(td[1])
 		ss := m.stackSum[t]
 		if m.tr.on && m.tasks[t].State == Running {
-			ss = m.cpuRelative(t, rb.lo, ss)
+			ss = m.cpuRelative(t, m.stackLo(t), ss)
 		}
 		h.u64(ss[0])
 		h.u64(ss[1])
@@ -251,8 +252,9 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		h.u64(v[0])
 		h.u64(v[1])
 	}
-	var none rebase
-	m.hashTaskState(&h, m.patcher, &none)
+	pd, _ := m.taskDigest(n)
+	h.u64(pd[0])
+	h.u64(pd[1])
 	h.u64(runq >> n)
 	h.u64(uint64(m.gpTasks >> n))
 	m.hashProgress(&h, false)
@@ -260,6 +262,51 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		m.hashTracer(&h, false)
 	}
 	return h.sum(), true
+}
+
+// taskDigest is worker t's registers, flags, link taint, shadow stack and
+// pass record as hashTaskState feeds them, rebased to its stack (the
+// patcher's as they are), and whether one of them made the state odd (see
+// rebase). It is kept between
+// calls (Machine.tdig) as long as neither t's registers nor its Task
+// change: every step marks the tasks it may change (touched), and nothing
+// else writes them (the accessor Task marks the task it hands out), so a
+// digest is recomputed only for a task that ran or was scheduled since.
+// TestTaskDigestsHold compares the kept digests with fresh ones along
+// random runs of every built-in strategy, the tracer kernel's too.
+func (m *Machine) taskDigest(t int) (d [2]uint64, odd bool) {
+	bit := uint32(1) << t
+	if m.tdOK&bit != 0 {
+		return m.tdig[t], m.tdOdd&bit != 0
+	}
+	var h hasher
+	h.init()
+	var rb rebase // the patcher's values as they are
+	if t < int(m.patcher) {
+		rb = rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+	}
+	m.hashTaskState(&h, int8(t), &rb)
+	d = h.sum()
+	m.tdig[t] = d
+	m.tdOK |= bit
+	if rb.odd {
+		m.tdOdd |= bit
+	} else {
+		m.tdOdd &^= bit
+	}
+	return d, rb.odd
+}
+
+// touched marks the digests of the tasks named by mask (bit t: task t) as
+// stale.
+func (m *Machine) touched(mask uint32) { m.tdOK &^= mask }
+
+// taskBit is the mask of task t, or 0 for none (a free CPU, the stopper).
+func taskBit(t int8) uint32 {
+	if t < 0 {
+		return 0
+	}
+	return 1 << t
 }
 
 // perCPUDigest is CPU c's own words of the tracer kernel's per-CPU data

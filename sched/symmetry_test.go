@@ -119,3 +119,83 @@ func TestSymmetryIsABisimulation(t *testing.T) {
 		})
 	}
 }
+
+// The digests the hash keeps between steps (each task's, each CPU's view,
+// the shared state's) are always the ones computed afresh: random runs of every built-in
+// strategy and of the tracer kernel, stepped by Apply and RunLocal and
+// cloned into reused machines (as the search does), compared at every
+// step. The test is not vacuous: most steps keep some digest (and it
+// fails when a step's own task is left out of the tasks it touches).
+func TestTaskDigestsHold(t *testing.T) {
+	type tc struct {
+		st     *patch.Strategy
+		tracer string
+	}
+	var cases []tc
+	for _, st := range patch.Builtins() {
+		cases = append(cases, tc{st: st})
+	}
+	addSP, _ := patch.Lookup(kernel.ARM, "add-sp")
+	cases = append(cases, tc{addSP, "naive"}, tc{addSP, "recursion-bits"})
+	for _, c := range cases {
+		st := c.st
+		t.Run(fmt.Sprintf("%v/%s/%s", st.Arch, st.Name, c.tracer), func(t *testing.T) {
+			kc := kernel.Config{Prologue: st.Prologue}
+			irqs, words := 0, 0
+			if c.tracer != "" {
+				tr, err := patch.LookupTracer(c.tracer, []string{"preempt_schedule"})
+				require.NoError(t, err)
+				kc.Tracer, irqs, words = tr, 1, 256
+			}
+			img, err := kernel.Build(st.Arch, kc)
+			require.NoError(t, err)
+			prog, err := patch.Compile(st, img, 2)
+			require.NoError(t, err)
+			var data []uint64 // writable data words, for stores the workloads may not make
+			for _, sg := range img.Data {
+				for a := sg.Addr; !sg.ReadOnly && a+4 <= sg.Addr+uint64(len(sg.Bytes)); a += 4 {
+					data = append(data, a)
+				}
+			}
+			rng := rand.New(rand.NewSource(5))
+			steps, kept := 0, 0
+			var pool [4]sched.Machine
+			for run := 0; run < 12; run++ {
+				m, err := sched.New(img, sched.Config{CPUs: 1 + run%3, Tasks: 3, IRQBound: irqs, StackWords: words}, prog)
+				require.NoError(t, err)
+				var opts []sched.Action
+				for step := 0; !m.Done() && len(m.Hazards()) == 0 && step < 3000; step++ {
+					if rng.Intn(3) == 0 {
+						m.RunLocal(1 + rng.Intn(40))
+					} else {
+						opts = m.OptionsWithin(opts, 2)
+						if len(opts) == 0 {
+							break
+						}
+						m.Apply(opts[rng.Intn(len(opts))])
+					}
+					if len(data) > 0 && rng.Intn(16) == 0 {
+						require.NoError(t, m.Store(data[rng.Intn(len(data))], 4, uint64(rng.Intn(3)), 0))
+					}
+					if rng.Intn(4) == 0 {
+						// Continue in a reused machine, as the search's
+						// children do.
+						p := &pool[rng.Intn(len(pool))]
+						p.CopyFrom(m)
+						m = p
+					}
+					k, ok := sched.DigestsHold(m)
+					require.True(t, ok, "run %d step %d: a kept digest is stale", run, step)
+					if k > 0 {
+						kept++
+					}
+					steps++
+					m.Hash() // digests for the next step to keep
+				}
+			}
+			if c.tracer == "" { // (the tracer kernel's steps touch every task)
+				require.Greater(t, kept, steps/2, "most steps keep some digest")
+			}
+		})
+	}
+}

@@ -141,6 +141,7 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
 		}
 		before := m.stackWindows(off, size)
+		m.sharedOK = false
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
@@ -321,7 +322,7 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 			Text: k.disasm(m, pc), Write: int(f.prov[0])}
 		if f.stale {
 			ev.Stale = fmt.Sprintf("cpu%d's view of text is stale (last synchronized at step %d: %s); it fetched %s",
-				c, m.syncStep[c], m.syncWhy[c], m.core.hex(f.bytes[:n]))
+				c, m.syncStep[c], m.syncWhyText(c), m.core.hex(f.bytes[:n]))
 			if v := m.describeView(c); v != "" {
 				ev.Stale += "; " + v
 			}
@@ -632,7 +633,7 @@ func (m *Machine) checkTorn(c int8, t int8, pc uint64, f fetched, n int) {
 	detail := fmt.Sprintf("fetched %s (%s) assembled from different writes: %s",
 		m.core.hex(f.bytes[:n]), m.core.disasm(m, pc), strings.Join(parts, " "))
 	if f.stale {
-		detail += fmt.Sprintf("; cpu%d had last synchronized at step %d (%s)", c, m.syncStep[c], m.syncWhy[c])
+		detail += fmt.Sprintf("; cpu%d had last synchronized at step %d (%s)", c, m.syncStep[c], m.syncWhyText(c))
 	}
 	m.hazard(detect.TornFetch, int(c), int(t), pc, detail)
 }
