@@ -20,7 +20,9 @@
 // stop_machine phase). Instructions are fetched as bytes from text, through
 // the fetching CPU's view (fetch.go: model.md §1a), and decoded with
 // golang.org/x/arch; stores to text go through the same bytes, and every
-// text byte remembers which write put it there.
+// text byte remembers which write put it there. A return scrubs the frames
+// it frees (freed.go): no kernel ABI keeps the stack below sp, and states
+// that differ only in what freed frames left are one state.
 //
 // # One core per ISA
 //
@@ -62,6 +64,68 @@
 // detect/results.go); its state is a counter pair per task, in Hash. Events and
 // hazards carry typed fields (the operation and its label, a hazard's kind,
 // the stack slot, the error behind a fault), recorded only in Record mode.
+//
+// # Memoized stretches
+//
+// RunLocal remembers long thread-local stretches (memo.go): in an
+// exhaustive search one task starts the same computation (a call of a
+// long function with the same arguments) from many branching states that
+// differ only in what the other CPUs and the patcher did, and each would
+// execute its thousands of instructions again. This is not a reduction:
+// the states, steps, verdicts and end states are the same with and without
+// it (Config.NoMemo), only the time differs. The argument:
+//
+//   - A unit is a run of steps RunLocal takes on one worker t, started at
+//     an iteration of its loop and ended before the first step that is not
+//     memo-safe, or where the loop stops. A step is memo-safe when it takes
+//     the fast path of a plain decoding (its bytes no store writes, no hook,
+//     outside every site, not synchronizing: nothing is fetched through the
+//     CPU's view) and the rule that made it local is the state-independent
+//     one (classLocal: registers, the task's own stack, immutable text), or
+//     it is a load or store that reaches only t's own stack or loads a
+//     read-only or quiet page (classLoad, local in this state). Not
+//     memo-safe: classFetch steps (they read bytes the patcher writes),
+//     classTI steps (the tracer's thread_info), hooks and site passes.
+//     The memo is consulted only under the plain loop's own conditions (no
+//     Record, no result recording, no open site pass, no tracer) and while
+//     the run has no hazard.
+//   - Such steps read nothing but t's registers, t's stack words and their
+//     provenance, t's shadow stack, link taint and results cursor (the
+//     detectors of calls and returns and the wrong-result detector's
+//     comparison with the reference, which is immutable), text no store
+//     writes, read-only pages, and quiet pages. A quiet page holds its first
+//     contents in a run without a hazard: a store to one ends the run or is a
+//     hazard (quiet.go); and every machine that shares the table descends
+//     from one New, with one image and one configuration. They write nothing
+//     but t's registers, stack words (through storeWord, which keeps the
+//     stack sums), shadow stack, link taint and results cursor, the step
+//     counter and the Bus scratch of the step. Which step comes next, and
+//     whether it is memo-safe and local, is decided by the same values.
+//   - So from two states whose key (a 128-bit digest of t and of every value
+//     above that is not immutable, the hasher of Hash) is equal, the first k
+//     steps of the unit are the same steps and leave the same values, if
+//     neither state's run stops inside them. A unit is kept only if it ended
+//     with no new hazard, no fault and no budget stop (the run not done),
+//     and applied only with k steps left in the call and with the step
+//     budget not reached within them (steps+k < MaxSteps), so that the
+//     applied unit is exactly the k steps the loop would take: RunLocal then
+//     goes on from the state after them, as it would, and returns the true
+//     count of steps (explore's paths record one option per step; replays
+//     stay exact). A fault or a violation of the quiet premise (quiet.go)
+//     inside a unit ends the run, so no such unit is kept, and from an equal
+//     key it happens again when the steps are executed.
+//   - Cost: a unit is recorded or looked up only at a text offset where a
+//     RunLocal call of at least 1,000 steps started, or once a call has
+//     taken that many steps; short stretches pay a byte load per loop
+//     iteration. The table is shared by a machine and its clones (one
+//     goroutine, as the decode caches), holds at most 32,768 units of 256
+//     steps or more, and is emptied when full.
+//
+// TestMemoAgreesOnBuiltins and TestMemoObjects (kernel) compare the search
+// with and without the memo, and with it memoizing every stretch
+// (Config.MemoAll) in a check mode (Config.MemoCheck) that executes each
+// applied one for real too, comparing the whole state; TestMemoSameRuns drives machines with and
+// without it through the same random choices.
 //
 // Imports: isa and its leaves (isa/arm, isa/x86, isa/arm64, isa/riscv),
 // kernel, detect, params and the standard library. sched knows nothing of

@@ -352,6 +352,8 @@ func (m *Machine) RunLocal(max int) int {
 	if m.tr.on {
 		touch = ^uint32(0)
 	}
+	var rec memoRec
+	start := m.memoStart(c) // memo.go
 	for n < max && !m.done {
 		cpu := &m.cpus[c]
 		t := cpu.Cur
@@ -359,6 +361,12 @@ func (m *Machine) RunLocal(max int) int {
 			break
 		}
 		touch |= taskBit(t)
+		if m.memoOn(t) {
+			if k := m.memoStep(c, t, n, max-n, &rec); k > 0 {
+				n += k
+				continue
+			}
+		}
 		if !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
 			k := m.core.runPlain(m, c, t, max-n)
@@ -379,6 +387,10 @@ func (m *Machine) RunLocal(max int) int {
 			break
 		}
 	}
+	if rec.on {
+		m.memoEnd(rec.t, &rec)
+	}
+	m.memoLearn(start, n)
 	m.touched(touch | taskBit(m.cpus[c].Cur))
 	return n
 }

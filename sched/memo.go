@@ -1,0 +1,347 @@
+package sched
+
+import (
+	"bytes"
+	"fmt"
+	"unsafe"
+
+	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// Memoized thread-local stretches (the argument is in the package doc,
+// "Memoized stretches"). A unit is a run of steps that RunLocal takes on
+// one task, each of them memo-safe (memoSafe): it reads and writes only
+// the task's registers, its own stack words and their provenance, its
+// shadow stack, link taint and results cursor, immutable text and data
+// that cannot change while the run has no hazard. From equal values of
+// those (the key) a unit of k steps takes the same k steps to the same
+// values, whatever the rest of the machine holds; so the table maps a key
+// to the values after, and a later RunLocal from an equal key sets them
+// instead of executing the k instructions again.
+
+const (
+	// memoLong: a RunLocal call of at least this many steps marks the
+	// text offset it started at; only marked offsets are looked up, so
+	// short stretches (the built-in texts: tens of instructions) pay a
+	// byte load per RunLocal iteration and nothing else.
+	memoLong = 1000
+	// memoMin is the shortest unit kept.
+	memoMin = 256
+	// memoCap bounds the table: when it holds this many units it is
+	// emptied (each unit is a few hundred bytes plus its stack words:
+	// at most a few tens of MB).
+	memoCap = 1 << 15
+)
+
+// memoBounds returns memoLong and memoMin, both 1 under Config.MemoAll,
+// which memoizes every unit to test it.
+func (m *Machine) memoBounds() (long, min int) {
+	if m.cfg.MemoAll {
+		return 1, 1
+	}
+	return memoLong, memoMin
+}
+
+// memoTable is shared by a machine and its clones (it lives in static,
+// which never crosses goroutines).
+type memoTable struct {
+	long    []bool // per text offset: a long stretch started there
+	entries map[[2]uint64]*memoEntry
+	// scratch of the unit being recorded (one at a time per lineage)
+	regs, stack []byte
+	slots       []uint8
+	depth       []uint8 // the words' call depths (freed.go)
+	shadow      detect.Shadow
+	// counters, for tests and profiles
+	hits, units, mismatches int
+}
+
+// memoEntry is what a unit did: its steps and the values after it.
+type memoEntry struct {
+	k          int
+	regs       []byte
+	words      []memoWord // stack words (of the task's stack) it changed
+	shadow     detect.Shadow
+	link       linkTaint
+	results    detect.Cursor
+	loadedInto uint8
+	loadedLink uint8
+	loadedFrom uint64
+}
+
+type memoWord struct {
+	w     uint32 // word index from the bottom of the task's stack
+	v     uint32
+	slot  uint8
+	depth uint8 // its call depth (freed.go; 0 with Config.KeepFreed)
+}
+
+// memoRec is RunLocal's unit being recorded.
+type memoRec struct {
+	on     bool
+	t      int8
+	key    [2]uint64
+	steps0 int
+}
+
+// memoCore is what the memo needs of a core: the task's register file as
+// bytes, and whether an offset holds a plain decoding (the step then
+// takes the fast path: no fetch through the CPU's view).
+type memoCore interface {
+	regBytes(t int8) []byte
+	plainAt(off uint64) bool
+}
+
+func (b *coreBase[C, I, R]) regBytes(t int8) []byte {
+	r := &b.regs[t]
+	return unsafe.Slice((*byte)(unsafe.Pointer(r)), unsafe.Sizeof(*r))
+}
+
+func (b *coreBase[C, I, R]) plainAt(off uint64) bool { return b.st.tab.at(off) != nil }
+
+// initMemo builds the table (New), unless Config.NoMemo or Unreduced.
+func (m *Machine) initMemo() {
+	if m.cfg.NoMemo || m.cfg.Unreduced {
+		return
+	}
+	if _, ok := m.core.(memoCore); !ok {
+		return
+	}
+	m.st.memo = &memoTable{long: make([]bool, len(m.text)), entries: map[[2]uint64]*memoEntry{}}
+}
+
+// MemoStats returns the memo's hits, the units it recorded, and the hits
+// whose check (Config.MemoCheck) found a difference.
+func (m *Machine) MemoStats() (hits, units, mismatches int) {
+	if mt := m.st.memo; mt != nil {
+		return mt.hits, mt.units, mt.mismatches
+	}
+	return 0, 0, 0
+}
+
+// memoOn reports whether RunLocal consults the memo for task t now: the
+// conditions of the plain loop (no recording, no results, no open pass,
+// no tracer) and a run without a hazard.
+func (m *Machine) memoOn(t int8) bool {
+	return m.st.memo != nil && !m.noMemo && !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on && len(m.hazards) == 0
+}
+
+// memoStart returns the text offset of the pc RunLocal starts at (for
+// memoLearn), or -1.
+func (m *Machine) memoStart(c int8) int {
+	if m.st.memo == nil || m.noMemo {
+		return -1
+	}
+	t := m.cpus[c].Cur
+	if t < 0 || t == m.patcher {
+		return -1
+	}
+	if off, ok := m.textOff(m.core.pc(t)); ok {
+		return int(off)
+	}
+	return -1
+}
+
+// memoLearn marks start after a RunLocal call that took n steps.
+func (m *Machine) memoLearn(start, n int) {
+	if long, _ := m.memoBounds(); start >= 0 && n >= long {
+		m.st.memo.long[start] = true
+	}
+}
+
+// memoSafe reports whether worker t's next step, at text offset off and
+// local, is memo-safe: a plain decoding (immutable bytes, no hook, outside
+// every site, not synchronizing: the fast path, with no fetch through the
+// CPU's view) that the state-independent rule classifies local, or a load
+// or store that reaches only t's own stack or loads read-only or quiet
+// data (classLoad: local was just true). Not: classFetch (its bytes
+// depend on the patcher's progress) and classTI (the tracer's thread_info).
+func (m *Machine) memoSafe(off uint64) bool {
+	if cl := m.st.class[off]; cl != classLocal && cl != classLoad {
+		return false
+	}
+	return m.st.hook[off] == kernel.HookNone && m.st.siteOf[off] < 0 && m.core.(memoCore).plainAt(off)
+}
+
+// memoStep is RunLocal's hook before a step of worker t on CPU c (local,
+// under memoOn), n steps into the call with left steps allowed: it ends the
+// unit being recorded before a step that is not memo-safe, or, at a marked
+// offset or once the call has taken memoLong steps (a long stretch), applies
+// a known unit and returns its steps, or starts recording one (0: take the
+// step as usual).
+func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
+	mt := m.st.memo
+	off, ok := m.textOff(m.core.pc(t))
+	if rec.on {
+		if !ok || !m.memoSafe(off) {
+			m.memoEnd(t, rec)
+		}
+		return 0
+	}
+	long, _ := m.memoBounds()
+	if !ok || !mt.long[off] && n < long || !m.memoSafe(off) {
+		return 0
+	}
+	key := m.memoKey(t)
+	if e := mt.entries[key]; e != nil && e.k <= left && m.steps+e.k < m.cfg.MaxSteps {
+		mt.hits++
+		if m.cfg.MemoCheck {
+			m.memoCheck(t, e)
+		} else {
+			m.memoApply(t, e)
+		}
+		return e.k
+	}
+	m.memoBegin(t, key, rec)
+	return 0
+}
+
+// memoKey digests everything a unit of worker t can read that is not
+// immutable: t, its registers, its stack words and their provenance, its
+// shadow stack, link taint and results cursor.
+func (m *Machine) memoKey(t int8) [2]uint64 {
+	var h hasher
+	h.init()
+	h.u64(uint64(t))
+	h.bytes(m.core.(memoCore).regBytes(t))
+	lo := m.stackLo(int(t)) - StackBase
+	h.bytes(m.stack[lo : lo+m.st.stackSize])
+	h.bytes(m.slots[lo/4 : (lo+m.st.stackSize)/4])
+	if m.depth != nil {
+		h.bytes(m.depth[lo/4 : (lo+m.st.stackSize)/4]) // freed.go
+	}
+	tk := &m.tasks[t]
+	h.bytes(shadowBytes(&tk.Shadow))
+	h.u64(b2u(tk.link.on) | uint64(tk.link.src)<<8)
+	h.u64(tk.link.val)
+	h.u64(tk.link.from)
+	h.u64(uint64(tk.Results.Returns) | uint64(tk.Results.Stores)<<32)
+	return h.sum()
+}
+
+func shadowBytes(s *detect.Shadow) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(s)), unsafe.Sizeof(*s))
+}
+
+// memoBegin snapshots what a unit of worker t may change.
+func (m *Machine) memoBegin(t int8, key [2]uint64, rec *memoRec) {
+	mt := m.st.memo
+	*rec = memoRec{on: true, t: t, key: key, steps0: m.steps}
+	mt.regs = append(mt.regs[:0], m.core.(memoCore).regBytes(t)...)
+	lo := m.stackLo(int(t)) - StackBase
+	mt.stack = append(mt.stack[:0], m.stack[lo:lo+m.st.stackSize]...)
+	mt.slots = append(mt.slots[:0], m.slots[lo/4:(lo+m.st.stackSize)/4]...)
+	if m.depth != nil {
+		mt.depth = append(mt.depth[:0], m.depth[lo/4:(lo+m.st.stackSize)/4]...)
+	}
+	mt.shadow = m.tasks[t].Shadow
+}
+
+// memoEnd ends the unit being recorded and keeps it if it is long enough
+// and ended with no hazard, no fault and no budget stop (the run not done).
+func (m *Machine) memoEnd(t int8, rec *memoRec) {
+	rec.on = false
+	mt := m.st.memo
+	k := m.steps - rec.steps0
+	if _, min := m.memoBounds(); k < min || m.done || len(m.hazards) > 0 {
+		return
+	}
+	if old := mt.entries[rec.key]; old != nil && old.k >= k {
+		return
+	}
+	e := &memoEntry{k: k, regs: append([]byte(nil), m.core.(memoCore).regBytes(t)...),
+		shadow: m.tasks[t].Shadow, link: m.tasks[t].link, results: m.tasks[t].Results,
+		loadedInto: m.loadedInto, loadedLink: m.loadedLink, loadedFrom: m.loadedFrom}
+	lo := m.stackLo(int(t)) - StackBase
+	st, sl := m.stack[lo:lo+m.st.stackSize], m.slots[lo/4:(lo+m.st.stackSize)/4]
+	var dp []uint8
+	if m.depth != nil {
+		dp = m.depth[lo/4 : (lo+m.st.stackSize)/4]
+	}
+	for w := range sl {
+		if sl[w] != mt.slots[w] || !bytes.Equal(st[4*w:4*w+4], mt.stack[4*w:4*w+4]) || dp != nil && dp[w] != mt.depth[w] {
+			mw := memoWord{w: uint32(w), v: le32(st[4*w:]), slot: sl[w]}
+			if dp != nil {
+				mw.depth = dp[w]
+			}
+			e.words = append(e.words, mw)
+		}
+	}
+	if len(mt.entries) >= memoCap {
+		clear(mt.entries)
+	}
+	mt.entries[rec.key] = e
+	mt.units++
+}
+
+// memoApply sets what unit e does to worker t (from a state of e's key).
+func (m *Machine) memoApply(t int8, e *memoEntry) {
+	copy(m.core.(memoCore).regBytes(t), e.regs)
+	lo := m.stackLo(int(t))
+	w0 := int((lo - StackBase) / 4)
+	for _, w := range e.words {
+		m.setWord(int(t), w0+int(w.w), lo, w.v, w.slot, w.depth)
+	}
+	tk := &m.tasks[t]
+	tk.Shadow, tk.link, tk.Results = e.shadow, e.link, e.results
+	m.touched(taskBit(t)) // symmetry.go: its digest changes
+	m.steps += e.k
+	m.cur = t
+	m.loadedInto, m.loadedLink, m.loadedFrom = e.loadedInto, e.loadedLink, e.loadedFrom
+}
+
+// memoCheck is memoApply checked (Config.MemoCheck): a clone takes the k
+// steps for real, and every part of the state must come out the same. A
+// difference ends the run without a verdict, saying so.
+func (m *Machine) memoCheck(t int8, e *memoEntry) {
+	real := m.Clone()
+	real.noMemo = true
+	n := real.RunLocal(e.k)
+	m.memoApply(t, e)
+	if d := m.memoDiff(real, t); d != "" || n != e.k {
+		m.st.memo.mismatches++
+		m.outOfSteps, m.done = true, true
+		m.budgetWhy = fmt.Sprintf("memo check: a memoized stretch of %d steps (the real one took %d) differs from its execution: %s", e.k, n, d)
+	}
+}
+
+// memoDiff names the first part of the state in which m and o differ: the
+// hash, the steps, and a dump of worker t (registers, stack words and
+// provenance, stack sums, its task record, and the Bus scratch: the
+// control register the last step loaded from the stack, with the slot's
+// address and provenance when there is one, which are read only in the
+// step that set them; not the load and store counters, which only Record
+// mode reads, after resetting them, and the memo is off in Record mode).
+func (m *Machine) memoDiff(o *Machine, t int8) string {
+	lo := m.stackLo(int(t)) - StackBase
+	hi := lo + m.st.stackSize
+	switch {
+	case m.Hash() != o.Hash():
+		return "the state hash"
+	case m.steps != o.steps:
+		return fmt.Sprintf("steps %d, not %d", m.steps, o.steps)
+	case !bytes.Equal(m.core.(memoCore).regBytes(t), o.core.(memoCore).regBytes(t)):
+		return "the registers"
+	case !bytes.Equal(m.stack[lo:hi], o.stack[lo:hi]) || !bytes.Equal(m.slots[lo/4:hi/4], o.slots[lo/4:hi/4]):
+		return "the stack"
+	case m.depth != nil && !bytes.Equal(m.depth[lo/4:hi/4], o.depth[lo/4:hi/4]):
+		return "the stack words' depths"
+	case m.stackSum[t] != o.stackSum[t] || m.foreign[t] != o.foreign[t]:
+		return "the stack sums"
+	case !sameTask(m.tasks[t], o.tasks[t]):
+		return "the task record"
+	case m.cur != o.cur || m.loadedInto != o.loadedInto || m.loadedInto != 0 && (m.loadedLink != o.loadedLink || m.loadedFrom != o.loadedFrom):
+		return "the Bus scratch"
+	case m.done != o.done || len(m.hazards) != len(o.hazards):
+		return "the run's end"
+	}
+	return ""
+}
+
+// sameTask compares two task records but for lowLive, bookkeeping that
+// memoApply leaves at a bound no tighter than the execution's (freed.go).
+func sameTask(a, b Task) bool {
+	a.lowLive, b.lowLive = 0, 0
+	return a == b
+}
