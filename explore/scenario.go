@@ -48,6 +48,10 @@ type Scenario struct {
 	// wrote, the patcher's stores to text no worker reached there; see the
 	// package doc).
 	NoQuiet bool
+	// KeepFreed is a test knob: freed frames keep what they left in
+	// their words instead of being scrubbed when they return (see the
+	// package doc).
+	KeepFreed bool
 	// NoMemo, MemoAll and MemoCheck are test knobs of the memo of
 	// thread-local stretches (sched.Config): off, on for every stretch
 	// however short, each memoized one checked against its execution.

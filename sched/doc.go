@@ -20,7 +20,9 @@
 // stop_machine phase). Instructions are fetched as bytes from text, through
 // the fetching CPU's view (fetch.go: model.md §1a), and decoded with
 // golang.org/x/arch; stores to text go through the same bytes, and every
-// text byte remembers which write put it there.
+// text byte remembers which write put it there. A return scrubs the frames
+// it frees (freed.go): no kernel ABI keeps the stack below sp, and states
+// that differ only in what freed frames left are one state.
 //
 // # One core per ISA
 //

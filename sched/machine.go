@@ -95,6 +95,9 @@ type Config struct {
 	// (quiet.go): loads from data pages it never wrote, and the
 	// patcher's stores to text no worker reached there, are then visible.
 	NoQuiet bool
+	// KeepFreed turns off the scrub of freed frames (freed.go): a
+	// frame's words then keep what it left there once it returns.
+	KeepFreed bool
 	// NoMemo turns off the memo of thread-local stretches (memo.go),
 	// which changes no state, step or verdict, only the time taken. Test
 	// modes: MemoAll memoizes every stretch, however short; MemoCheck
@@ -154,6 +157,9 @@ type Task struct {
 	link      linkTaint // its link register holds a value loaded from a foreign slot (scratch.go)
 	// Results is its progress through the reference's results (results.go).
 	Results detect.Cursor
+	// lowLive: no word of its stack stored at a call depth above 0 lies
+	// below it (freed.go; bookkeeping, not hashed).
+	lowLive uint64
 }
 
 // CPU is one processor.
@@ -190,6 +196,7 @@ type Machine struct {
 	slots     []uint8             // per stack word: the register it was written from
 	stackSum  [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
 	foreign   [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
+	depth     []uint8             // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
 	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 	// The workers' digests for the symmetric hash, kept while they hold
 	// (symmetry.go: taskDigest): bit t of tdOK says tdig[t] is t's, of
@@ -459,6 +466,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		return nil, err
 	}
 	m.initQuiet()
+	if !cfg.KeepFreed {
+		m.initFreed()
+	}
 	m.initMemo()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
@@ -570,7 +580,7 @@ func (m *Machine) Clone() *Machine {
 
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
-	text, prov, stack, slots, hist, data, floor, synced := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced
+	text, prov, stack, slots, hist, data, floor, synced, depth := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced, m.depth
 	hz, wt, k, tasks := m.hazards, m.wtrans, m.core, m.tasks
 	*m = *src
 	m.tasks = append(tasks[:0], src.tasks...)
@@ -581,6 +591,9 @@ func (m *Machine) CopyFrom(src *Machine) {
 	m.stack = append(stack[:0], src.stack...)
 	m.data = append(data[:0], src.data...)
 	m.slots = append(slots[:0], src.slots...)
+	if src.depth != nil {
+		m.depth = append(depth[:0], src.depth...)
+	}
 	m.floor = append(floor[:0], src.floor...)
 	m.synced = append(synced[:0], src.synced...)
 	if len(hist) != len(src.hist) {

@@ -55,6 +55,7 @@ type memoTable struct {
 	// scratch of the unit being recorded (one at a time per lineage)
 	regs, stack []byte
 	slots       []uint8
+	depth       []uint8 // the words' call depths (freed.go)
 	shadow      detect.Shadow
 	// counters, for tests and profiles
 	hits, units, mismatches int
@@ -74,9 +75,10 @@ type memoEntry struct {
 }
 
 type memoWord struct {
-	w    uint32 // word index from the bottom of the task's stack
-	v    uint32
-	slot uint8
+	w     uint32 // word index from the bottom of the task's stack
+	v     uint32
+	slot  uint8
+	depth uint8 // its call depth (freed.go; 0 with Config.KeepFreed)
 }
 
 // memoRec is RunLocal's unit being recorded.
@@ -224,6 +226,9 @@ func (m *Machine) memoKey(t int8) [2]uint64 {
 	lo := m.stackLo(int(t)) - StackBase
 	h.bytes(m.stack[lo : lo+m.st.stackSize])
 	h.bytes(m.slots[lo/4 : (lo+m.st.stackSize)/4])
+	if m.depth != nil {
+		h.bytes(m.depth[lo/4 : (lo+m.st.stackSize)/4]) // freed.go
+	}
 	tk := &m.tasks[t]
 	h.bytes(shadowBytes(&tk.Shadow))
 	h.u64(b2u(tk.link.on) | uint64(tk.link.src)<<8)
@@ -245,6 +250,9 @@ func (m *Machine) memoBegin(t int8, key [2]uint64, rec *memoRec) {
 	lo := m.stackLo(int(t)) - StackBase
 	mt.stack = append(mt.stack[:0], m.stack[lo:lo+m.st.stackSize]...)
 	mt.slots = append(mt.slots[:0], m.slots[lo/4:(lo+m.st.stackSize)/4]...)
+	if m.depth != nil {
+		mt.depth = append(mt.depth[:0], m.depth[lo/4:(lo+m.st.stackSize)/4]...)
+	}
 	mt.shadow = m.tasks[t].Shadow
 }
 
@@ -265,9 +273,17 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 		loadedInto: m.loadedInto, loadedLink: m.loadedLink, loadedFrom: m.loadedFrom}
 	lo := m.stackLo(int(t)) - StackBase
 	st, sl := m.stack[lo:lo+m.st.stackSize], m.slots[lo/4:(lo+m.st.stackSize)/4]
+	var dp []uint8
+	if m.depth != nil {
+		dp = m.depth[lo/4 : (lo+m.st.stackSize)/4]
+	}
 	for w := range sl {
-		if sl[w] != mt.slots[w] || !bytes.Equal(st[4*w:4*w+4], mt.stack[4*w:4*w+4]) {
-			e.words = append(e.words, memoWord{w: uint32(w), v: le32(st[4*w:]), slot: sl[w]})
+		if sl[w] != mt.slots[w] || !bytes.Equal(st[4*w:4*w+4], mt.stack[4*w:4*w+4]) || dp != nil && dp[w] != mt.depth[w] {
+			mw := memoWord{w: uint32(w), v: le32(st[4*w:]), slot: sl[w]}
+			if dp != nil {
+				mw.depth = dp[w]
+			}
+			e.words = append(e.words, mw)
 		}
 	}
 	if len(mt.entries) >= memoCap {
@@ -283,7 +299,7 @@ func (m *Machine) memoApply(t int8, e *memoEntry) {
 	lo := m.stackLo(int(t))
 	w0 := int((lo - StackBase) / 4)
 	for _, w := range e.words {
-		m.storeWord(int(t), w0+int(w.w), lo, w.v, w.slot)
+		m.setWord(int(t), w0+int(w.w), lo, w.v, w.slot, w.depth)
 	}
 	tk := &m.tasks[t]
 	tk.Shadow, tk.link, tk.Results = e.shadow, e.link, e.results
@@ -327,9 +343,11 @@ func (m *Machine) memoDiff(o *Machine, t int8) string {
 		return "the registers"
 	case !bytes.Equal(m.stack[lo:hi], o.stack[lo:hi]) || !bytes.Equal(m.slots[lo/4:hi/4], o.slots[lo/4:hi/4]):
 		return "the stack"
+	case m.depth != nil && !bytes.Equal(m.depth[lo/4:hi/4], o.depth[lo/4:hi/4]):
+		return "the stack words' depths"
 	case m.stackSum[t] != o.stackSum[t] || m.foreign[t] != o.foreign[t]:
 		return "the stack sums"
-	case m.tasks[t] != o.tasks[t]:
+	case !sameTask(m.tasks[t], o.tasks[t]):
 		return "the task record"
 	case m.cur != o.cur || m.loadedInto != o.loadedInto || m.loadedInto != 0 && (m.loadedLink != o.loadedLink || m.loadedFrom != o.loadedFrom):
 		return "the Bus scratch"
@@ -337,4 +355,11 @@ func (m *Machine) memoDiff(o *Machine, t int8) string {
 		return "the run's end"
 	}
 	return ""
+}
+
+// sameTask compares two task records but for lowLive, bookkeeping that
+// memoApply leaves at a bound no tighter than the execution's (freed.go).
+func sameTask(a, b Task) bool {
+	a.lowLive, b.lowLive = 0, 0
+	return a == b
 }

@@ -18,7 +18,8 @@ import (
 
 // TestProfile is a state-space profiler, not a test: with
 // MCOUNTSIM_PROFILE="object=F function=N args=1,2 strategy=S bound=B
-// max=N" (or arch=A strategy=S for a built-in) it searches bound B alone
+// max=N" (or arch=A strategy=S for a built-in; keepfreed=1 keeps what
+// freed frames leave: sched/freed.go) it searches bound B alone
 // as the exhaustive search does (thread-local runs, a visited set of
 // (hash, preemptions)) and prints where the branching states are: per
 // CPU the task, the symbol of its pc and the class of the instruction.
@@ -52,7 +53,7 @@ func TestProfile(t *testing.T) {
 		require.NoError(t, err)
 		st, ok := patch.Lookup(o.Image.Arch, kv["strategy"])
 		require.True(t, ok)
-		sc = explore.Scenario{Arch: o.Image.Arch, Strategy: st, StackWords: 1024, Image: func() (*kernel.Image, error) { return o.Image, nil }}
+		sc = explore.Scenario{Arch: o.Image.Arch, Strategy: st, StackWords: 1024, KeepFreed: kv["keepfreed"] == "1", Image: func() (*kernel.Image, error) { return o.Image, nil }}
 	} else {
 		arch, err := kernel.ParseArch(kv["arch"])
 		require.NoError(t, err)

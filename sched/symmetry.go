@@ -143,6 +143,9 @@ func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
 // wordHashOf is wordHash with stack word w holding v.
 func (m *Machine) wordHashOf(w, t int, lo, v uint64) (h [2]uint64, foreign bool) {
 	x := uint64(w-t*m.cfg.StackWords)<<40 | uint64(m.slots[w])<<32
+	if m.depth != nil {
+		x |= uint64(m.depth[w]) << 53 // freed.go (the index takes bits 40-51: at most 4096 words)
+	}
 	if v-lo <= m.st.stackSize {
 		x |= v - lo | 1<<63
 	} else {

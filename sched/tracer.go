@@ -559,20 +559,7 @@ func (m *Machine) tracerExited(t int8) {
 func (m *Machine) scrubStack(lo, hi uint64) {
 	for a := lo; a < hi; a += 4 {
 		w := int((a - StackBase) / 4)
-		v := le32(m.stack[w*4:])
-		if m.slots[w] == detect.SlotUnwritten && v == 0 {
-			continue
-		}
 		t := w / m.cfg.StackWords
-		tlo := m.stackLo(t)
-		old, f := m.wordHash(w, t, tlo)
-		if f {
-			m.foreign[t]--
-		}
-		copy(m.stack[w*4:w*4+4], []byte{0, 0, 0, 0})
-		m.slots[w] = detect.SlotUnwritten
-		nw, _ := m.wordHash(w, t, tlo)
-		m.stackSum[t][0] += nw[0] - old[0]
-		m.stackSum[t][1] += nw[1] - old[1]
+		m.scrubWord(t, w, m.stackLo(t))
 	}
 }

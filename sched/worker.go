@@ -50,12 +50,12 @@ func (m *Machine) Store(addr uint64, size int, v uint64, reg uint8) error {
 		if a := addr - StackBase; a&3 == 0 && !m.cfg.Record {
 			switch w := int(a / 4); size {
 			case 4:
-				if binary.LittleEndian.Uint32(m.stack[a:a+4]) != uint32(v) || m.slots[w] != reg {
+				if binary.LittleEndian.Uint32(m.stack[a:a+4]) != uint32(v) || m.slots[w] != reg || m.depth != nil {
 					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
 				}
 				return nil
 			case 8:
-				if binary.LittleEndian.Uint64(m.stack[a:a+8]) != v || m.slots[w] != reg || m.slots[w+1] != reg {
+				if binary.LittleEndian.Uint64(m.stack[a:a+8]) != v || m.slots[w] != reg || m.slots[w+1] != reg || m.depth != nil {
 					m.storeWord(t, w, m.stackLo(t), uint32(v), reg)
 					m.storeWord(t, w+1, m.stackLo(t), uint32(v>>32), reg)
 				}
@@ -204,10 +204,22 @@ func (m *Machine) storeStackOf(t int, a uint64, size int, v uint64, reg uint8) {
 // bytes just stored).
 func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
 	p := m.stack[4*w : 4*w+4 : 4*w+4]
-	if binary.LittleEndian.Uint32(p) == nw && m.slots[w] == reg {
+	var d uint8
+	if m.depth != nil { // freed.go
+		d = m.storeDepth(t, w, reg)
+		if binary.LittleEndian.Uint32(p) == nw && m.slots[w] == reg && m.depth[w] == d {
+			return
+		}
+		if a := StackBase + uint64(w)*4; a < m.tasks[t].lowLive {
+			m.tasks[t].lowLive = a
+		}
+	} else if binary.LittleEndian.Uint32(p) == nw && m.slots[w] == reg {
 		return // the same word from the same source: the hash stays
 	}
 	o, fo := m.wordHash(w, t, lo)
+	if m.depth != nil {
+		m.depth[w] = d
+	}
 	binary.LittleEndian.PutUint32(p, nw)
 	m.slots[w] = reg
 	n, fn := m.wordHash(w, t, lo)
@@ -594,6 +606,9 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 	}
 	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
 		m.foreignLink(c, t, pc) // scratch.go
+	}
+	if flow == isa.FlowReturn && m.depth != nil {
+		m.freeFrames(t, spAfter) // freed.go
 	}
 }
 

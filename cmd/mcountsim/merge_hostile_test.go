@@ -94,11 +94,11 @@ func TestMergeHostileDocuments(t *testing.T) {
 		{"states beyond int64", set("safe0", "states", 1e19), "cannot unmarshal number 10000000000000000000"},
 		{"config and space disagree", mutateDoc(t, "safe0", func(m map[string]any) { config(m)["cpus"] = 3 }), "config and space describe different scenarios"},
 		{"bounds_done past the bound", setSpace("incomplete", "bounds_done", 4), "bounds_done 4 is past bound 2"},
-		{"end states and runs disagree", set("safe0", "runs", 3), "9 end_states for 3 runs"},
-		{"bad end state", mutateDoc(t, "safe0", func(m map[string]any) { m["end_states"].([]any)[2] = "xyz" }), `end state 2 ("xyz") is not a 128-bit hex hash`},
+		{"end states and runs disagree", set("safe0", "runs", 3), "1 end_states for 3 runs"},
+		{"bad end state", mutateDoc(t, "safe0", func(m map[string]any) { m["end_states"].([]any)[0] = "xyz" }), `end state 0 ("xyz") is not a 128-bit hex hash`},
 		{"repeated end state", mutateDoc(t, "safe0", func(m map[string]any) {
 			e := m["end_states"].([]any)
-			e[1] = e[0]
+			m["end_states"], m["runs"] = append(e, e[0]), len(e)+1
 		}), "end states not sorted and distinct at 1"},
 		{"end states in an unsharded result", mutateDoc(t, "unsafe", func(m map[string]any) { m["end_states"] = []string{strings.Repeat("0", 32)} }), "end_states in an unsharded result"},
 		{"unknown field", set("safe0", "bogus", 1), `json: unknown field "bogus"`},

@@ -47,6 +47,8 @@ build arm-stack.o $ARM -fno-pie -marm -march=armv5te -pg stack.c
 build x86-fentry-stack.o $X86 $X86K -fno-pie -pg -mfentry stack.c
 arm-linux-gnueabi-as -o arm-lrtaint.o lrtaint.s
 arm-linux-gnueabi-objdump -d -r arm-lrtaint.o | sed '1,2d' >arm-lrtaint.o.objdump
+arm-linux-gnueabi-as -o arm-freed.o freed.s
+arm-linux-gnueabi-objdump -d -r arm-freed.o | sed '1,2d' >arm-freed.o.objdump
 # args8.c (issues 15 and 16): up to 8 register arguments, on arm64 in
 # the three layouts of Linux (=2; =4,2 with the 8-aligned CALL_OPS
 # literal; -pg) and on RISC-V in era 2 (=4 with RVC, =2 without), era 1
