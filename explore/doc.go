@@ -388,18 +388,19 @@
 // states, runs, end states, and the replay of the counterexample;
 // TestSleepSetsWorkers that their counts do not depend on the workers.
 //
-// Measured (--workers 1, user time, one run each on a loaded machine):
+// Measured (--workers 1, user time, best of three runs on a loaded
+// machine, main at 33f2623, with the scrub of freed frames):
 //
 //	check --strategy jmp-over --tasks 4 --workers 1
-//	  without: 140,213 states, 3,021,006 steps, 0.81 s user
-//	  --por:   140,213 states, 2,827,620 steps, 0.99 s user
+//	  without: 24,664 states, 522,620 steps, 0.16 s user
+//	  --por:   24,664 states, 490,571 steps, 0.19 s user
 //	check --arch x86 --strategy text-poke-bp --cpus 3 --tasks 3 --workers 1
-//	  without: 676,869 states, 13,632,399 steps, 4.46 s user
-//	  --por:   676,869 states, 13,132,937 steps, 5.45 s user
+//	  without: 117,947 states, 2,610,985 steps, 0.83 s user
+//	  --por:   117,947 states, 2,487,224 steps, 1.01 s user
 //
-// 6.4% and 3.7% fewer steps for 22% more time: the steps saved are few
-// (the second order of a commuting pair is pruned by the visited set at
-// the next branching state anyway), and naming and footprinting the
+// 6.1% and 4.7% fewer steps for 19-22% more time: the steps saved are
+// few (the second order of a commuting pair is pruned by the visited set
+// at the next branching state anyway), and naming and footprinting the
 // options of every branching state costs more than they do. Hence off by
 // default.
 //
