@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"github.com/mcountsim/mcountsim/patch"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -66,15 +67,17 @@ func BenchmarkCheckSeed(b *testing.B) {
 // patch under stop_machine, have the states they had before them, and
 // text-poke-bp has 128,601 instead of 78,742 (with the task symmetry of
 // the visited set: 55,272; BenchmarkScale has the larger scenarios), and
-// its steps.
+// its steps. MCOUNTSIM_POR=1 turns the sleep sets on (they change the
+// steps, not the states).
 //
 //	go test -run '^$' -bench DefaultChecks -benchtime 1x ./explore
 func BenchmarkDefaultChecks(b *testing.B) {
+	por := os.Getenv("MCOUNTSIM_POR") != ""
 	for _, st := range patch.Builtins() {
 		b.Run(st.Arch.String()+"/"+st.Name, func(b *testing.B) {
 			var states, steps int
 			for i := 0; i < b.N; i++ {
-				res, err := Check(Scenario{Strategy: st}, Options{Workers: 1})
+				res, err := Check(Scenario{Strategy: st}, Options{Workers: 1, POR: por})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -16,6 +16,8 @@ type engine struct {
 	sc    Scenario
 	opts  Options
 	start time.Time
+	// por: the sleep sets apply (sleep.go).
+	por bool
 
 	stopped atomic.Pointer[string] // why the search stopped early
 	states  atomic.Int64
@@ -44,7 +46,7 @@ type engine struct {
 }
 
 func newEngine(c *compiled, opts Options, start time.Time) *engine {
-	e := &engine{c: c, sc: c.sc, opts: opts, start: start, quit: make(chan struct{})}
+	e := &engine{c: c, sc: c.sc, opts: opts, start: start, quit: make(chan struct{}), por: opts.sleepSets()}
 	if opts.Timeout > 0 || opts.Context != nil || opts.MaxMemory > 0 || opts.Progress != nil {
 		e.wg.Add(1)
 		go e.monitor()

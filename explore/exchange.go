@@ -401,7 +401,7 @@ func (w *worker) walk(m *sched.Machine, paths [][]int32, at, level int) {
 			s.CopyFrom(m)
 		}
 		w.path = append(w.path[:0], first[:l]...)
-		w.dfs(s, 0)
+		w.dfs(s, 0, nil)
 		if w.found != nil || w.halt {
 			return
 		}

@@ -87,6 +87,8 @@ type item struct {
 	path   []int32
 	hazard bool
 	m      *sched.Machine // while the frontier is built: the state path leads to
+	// sleep is what the subtree's root sleeps on (sleep.go).
+	sleep []sched.Action
 }
 
 // exhaustive runs iterative preemption bounding; each bound is split into
@@ -293,8 +295,12 @@ func (e *engine) frontier(b int) ([]item, error) {
 			case out != atBranch:
 			case w.seen(m):
 			default:
+				// Every option of a frontier state is taken (the state
+				// is claimed sleeping on nothing); its children sleep as
+				// in the search.
 				w.pending[0]++
 				expanded = true
+				w.prepare(m, 0, opts)
 				for o := range opts {
 					child := m.Clone()
 					child.Apply(opts[o])
@@ -302,7 +308,7 @@ func (e *engine) frontier(b int) ([]item, error) {
 					// A child that is a hazard right away is marked now,
 					// so that an item's search starts from a hazard-free
 					// state.
-					next = append(next, item{path: append(append([]int32(nil), w.path...), int32(o)), hazard: len(child.Hazards()) > 0, m: child})
+					next = append(next, item{path: append(append([]int32(nil), w.path...), int32(o)), hazard: len(child.Hazards()) > 0, m: child, sleep: append([]sched.Action(nil), w.childSleep(0, o)...)})
 				}
 			}
 		}

@@ -46,6 +46,9 @@ type ExhaustiveSearch struct {
 	// NoSymmetry turns off the task symmetry of the visited set
 	// (Options.NoSymmetry).
 	NoSymmetry bool
+	// POR turns on the sleep sets of commuting visible steps
+	// (Options.POR).
+	POR bool
 	// Workers: goroutines that search (default all CPUs); the result does
 	// not depend on it.
 	Workers int
@@ -84,7 +87,7 @@ func (b Budget) into(o *Options) {
 
 // Options returns s as the Options of Check.
 func (s ExhaustiveSearch) Options() Options {
-	o := Options{Search: Exhaustive, Bound: s.Bound, Reduction: s.Reduction, NoSymmetry: s.NoSymmetry, Workers: s.Workers, Shard: s.Shard, Exchange: s.Exchange,
+	o := Options{Search: Exhaustive, Bound: s.Bound, Reduction: s.Reduction, NoSymmetry: s.NoSymmetry, POR: s.POR, Workers: s.Workers, Shard: s.Shard, Exchange: s.Exchange,
 		Progress: s.Progress, ProgressEvery: s.Every}
 	s.Budget.into(&o)
 	return o

@@ -137,6 +137,45 @@ func (s *shared) claim(k key) bool {
 	return !old
 }
 
+// claimAsleep records k, reached with the options whose bits are in
+// asleep not to be taken (sleep.go): the value of a key is the set of
+// options no arrival has taken yet. It returns the options this arrival
+// must take (those asleep at every earlier arrival but not at this one;
+// all that are awake at the first) and whether k was new.
+func (s *shared) claimAsleep(k key, asleep uint32) (take uint32, first bool) {
+	p := &s.parts[k[1]>>56]
+	p.mu.Lock()
+	take, first = p.t.asleep(k, asleep)
+	p.mu.Unlock()
+
+	return take, first
+}
+
+// asleep is claimAsleep on one table.
+func (t *table) asleep(k key, asleep uint32) (uint32, bool) {
+	if k == (key{}) {
+		k[0] = 1
+	}
+	i := k[0] & t.mask
+	for {
+		e := &t.slots[i]
+		switch e.k {
+		case k:
+			was := uint32(e.v)
+			e.v = int32(was & asleep)
+			return was &^ asleep, false
+		case key{}:
+			e.k, e.v = k, int32(asleep)
+			t.n++
+			if 4*t.n > 3*len(t.slots) {
+				t.grow()
+			}
+			return ^asleep, true
+		}
+		i = (i + 1) & t.mask
+	}
+}
+
 // bytes is the memory the set holds.
 func (s *shared) bytes() int64 {
 	var n int64

@@ -31,6 +31,11 @@ type worker struct {
 	pending [3]int64 // states, transitions, runs not yet published
 	tick    int
 	recent  recent // keys this worker met in the visited set (seen)
+
+	// The sleep sets (sleep.go): per depth, the options the child being
+	// searched sleeps on, and the scratch of one branching state.
+	sleeps [][]sched.Action
+	scr    []*sleepScratch
 }
 
 func (e *engine) newWorker(bound int) *worker { return &worker{e: e, bound: bound} }
@@ -207,13 +212,15 @@ func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
 	m.CopyFrom(root)
 	w.replayPath(m, it.path)
 	w.path = append(w.path[:0], it.path...)
-	w.dfs(m, 0)
+	w.dfs(m, 0, it.sleep)
 	return w.found, !w.halt
 }
 
 // dfs explores every continuation of m (owned by this depth). It follows
 // steps without a choice in place (advance) and branches where there is one.
-func (w *worker) dfs(m *sched.Machine, depth int) {
+// sleep is what the state m reaches sleeps on (sleep.go): options of the
+// branching state before it that need not be taken there.
+func (w *worker) dfs(m *sched.Machine, depth int, sleep []sched.Action) {
 	opts, out := w.advance(m, depth, noLimit)
 	if out == atHazard {
 		w.found = append([]int32(nil), w.path...)
@@ -233,13 +240,39 @@ func (w *worker) dfs(m *sched.Machine, depth int) {
 			return
 		}
 	}
-	if w.seen(m) {
-		return
+	// With the sleep sets (Options.POR, sleep.go) the visited set says
+	// which options this arrival takes (a bit per option: masked);
+	// without them every option of a new state.
+	var take uint64
+	masked := false
+	if w.e.por {
+		var first bool
+		take, masked, first = w.claim(m, depth, opts, sleep)
+		if first {
+			w.pending[0]++
+		}
+		if take == 0 {
+			return
+		}
+	} else {
+		if w.seen(m) {
+			return
+		}
+		w.pending[0]++
 	}
-	w.pending[0]++
 	mark := len(w.path)
 	last := len(opts) - 1
+	for masked && last >= 0 && take>>last&1 == 0 {
+		last--
+	}
 	for i := range opts {
+		var next []sched.Action
+		if masked {
+			if take>>i&1 == 0 {
+				continue
+			}
+			next = w.childSleep(depth, i)
+		}
 		// The last child takes over m itself: one copy fewer per
 		// branching point.
 		child := m
@@ -254,7 +287,7 @@ func (w *worker) dfs(m *sched.Machine, depth int) {
 			w.found = append([]int32(nil), w.path...)
 			return
 		}
-		w.dfs(child, depth+1)
+		w.dfs(child, depth+1, next)
 		if w.found != nil || w.halt {
 			return
 		}

@@ -116,8 +116,9 @@
 //     key it happens again when the steps are executed.
 //   - Cost: a unit is recorded or looked up only at a text offset where a
 //     RunLocal call of at least 1,000 steps started, or once a call has
-//     taken that many steps; short stretches pay a byte load per loop
-//     iteration. The table is shared by a machine and its clones (one
+//     taken that many steps, and no longer at an offset where at most one
+//     in 8 of 64 or more lookups hit; short stretches pay a byte load per
+//     loop iteration. The table is shared by a machine and its clones (one
 //     goroutine, as the decode caches), holds at most 32,768 units of 256
 //     steps or more, and is emptied when full.
 //

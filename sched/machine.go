@@ -259,6 +259,10 @@ type Machine struct {
 	done      bool
 	noMemo    bool        // a MemoCheck clone: executes for real
 	tr        tracerState // the tracer kernel's state (tracer.go)
+	// What the last Hash named each CPU and task (footprint.go; not part
+	// of the state).
+	cpuName  [MaxCPUs]uint64
+	taskName [MaxTasks]uint64
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
 	ref *detect.Results
@@ -709,6 +713,12 @@ func (m *Machine) hashExact() [2]uint64 {
 		if len(m.st.dirty) > 0 {
 			cpus[c] = mix(cpus[c] ^ m.viewDigest(c))
 		}
+	}
+	for c := 0; c < m.cfg.CPUs; c++ {
+		m.cpuName[c] = cpus[c]
+	}
+	for t := 0; t <= int(m.patcher); t++ {
+		m.taskName[t] = uint64(t)
 	}
 	sortSmall(cpus[:m.cfg.CPUs])
 	for _, v := range cpus[:m.cfg.CPUs] {

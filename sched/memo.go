@@ -46,8 +46,12 @@ func (m *Machine) memoBounds() (long, min int) {
 // memoTable is shared by a machine and its clones (it lives in static,
 // which never crosses goroutines).
 type memoTable struct {
-	long    []bool // per text offset: a long stretch started there
-	entries map[[2]uint64]*memoEntry
+	long []bool // per text offset: a long stretch started there
+	// per text offset: lookups there and how many hit; an offset whose
+	// lookups mostly miss (the state differs each time) is given up
+	// (memoWorth), so that it costs no key and no recording any more
+	tries, found []uint16
+	entries      map[[2]uint64]*memoEntry
 	// scratch of the unit being recorded (one at a time per lineage)
 	regs, stack []byte
 	slots       []uint8
@@ -108,7 +112,8 @@ func (m *Machine) initMemo() {
 	if _, ok := m.core.(memoCore); !ok {
 		return
 	}
-	m.st.memo = &memoTable{long: make([]bool, len(m.text)), entries: map[[2]uint64]*memoEntry{}}
+	n := len(m.text)
+	m.st.memo = &memoTable{long: make([]bool, n), tries: make([]uint16, n), found: make([]uint16, n), entries: map[[2]uint64]*memoEntry{}}
 }
 
 // MemoStats returns the memo's hits, the units it recorded, and the hits
@@ -180,12 +185,18 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 		return 0
 	}
 	long, _ := m.memoBounds()
-	if !ok || !mt.long[off] && n < long || !m.memoSafe(off) {
+	if !ok || !mt.long[off] && n < long || !m.memoWorth(off) || !m.memoSafe(off) {
 		return 0
 	}
 	key := m.memoKey(t)
+	if mt.tries[off] < 1<<15 {
+		mt.tries[off]++
+	}
 	if e := mt.entries[key]; e != nil && e.k <= left && m.steps+e.k < m.cfg.MaxSteps {
 		mt.hits++
+		if mt.found[off] < 1<<15 {
+			mt.found[off]++
+		}
 		if m.cfg.MemoCheck {
 			m.memoCheck(t, e)
 		} else {
@@ -195,6 +206,13 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 	}
 	m.memoBegin(t, key, rec)
 	return 0
+}
+
+// memoWorth reports whether lookups at text offset off still pay: after
+// 64 of them, at least one in 8 must have hit (not under MemoAll).
+func (m *Machine) memoWorth(off uint64) bool {
+	mt := m.st.memo
+	return m.cfg.MemoAll || mt.tries[off] < 64 || mt.found[off] >= mt.tries[off]/8
 }
 
 // memoKey digests everything a unit of worker t can read that is not

@@ -242,6 +242,13 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 		}
 		cpus[c] = [2]uint64{mix(mix(r^view) ^ d[0]), mix(mix(r+view+0x4b33a62ed433d4a3) + d[1])}
 	}
+	for c := 0; c < m.cfg.CPUs; c++ {
+		m.cpuName[c] = cpus[c][0]
+	}
+	for t := 0; t < n; t++ {
+		m.taskName[t] = dig[t][0]
+	}
+	m.taskName[n] = uint64(n)
 	sortPairs(cpus[:m.cfg.CPUs])
 	for _, v := range cpus[:m.cfg.CPUs] {
 		h.u64(v[0])

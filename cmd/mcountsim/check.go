@@ -61,6 +61,7 @@ type checkFlags struct {
 	seed                     uint64
 	progress                 bool
 	noSymmetry               bool
+	por                      bool
 }
 
 func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
@@ -108,6 +109,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.StringVar(&f.exchange, "exchange", "", "with --shard: a `DIR` all shards share, run at the same time; each shard then expands only the states it owns")
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 		fs.BoolVar(&f.noSymmetry, "no-symmetry", false, "do not merge states that differ only by a permutation of the worker tasks (a slower search, the same verdict)")
+		fs.BoolVar(&f.por, "por", false, "sleep sets of commuting visible steps: take one order of two options of different CPUs that commute (fewer steps, the same verdict, counterexample and states; usually no faster)")
 	}
 	set, status, ok := parseFlagsOnly(fs, args, stdout, fmt.Sprintf("Usage: mcountsim %s [flags]\n\nFlags:\n", cmd), checkExamples, "", fail)
 	if !ok {
@@ -325,7 +327,7 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	if err := tracerFlags(f, set, image != nil, &sc); err != nil { // tracer.go
 		return sc, opts, err
 	}
-	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout, NoSymmetry: f.noSymmetry}
+	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout, NoSymmetry: f.noSymmetry, POR: f.por}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
 	}
