@@ -60,6 +60,22 @@ func (t *table) bytes() int64 { return int64(len(t.slots)) * entryBytes }
 // visit records k with value v unless it is present with a value <= v;
 // it reports whether it was present so (the caller then prunes).
 func (t *table) visit(k key, v int32) bool {
+	e, k, ok := t.find(k)
+	switch {
+	case !ok:
+		t.fill(e, k, v)
+	case e.v <= v:
+		return true
+	default:
+		e.v = v
+	}
+	return false
+}
+
+// find returns k's slot and whether k is there; an absent k's slot is the
+// free one it would take. The zero key is stored as another (k is returned
+// as stored).
+func (t *table) find(k key) (*slot, key, bool) {
 	if k == (key{}) {
 		k[0] = 1
 	}
@@ -68,20 +84,21 @@ func (t *table) visit(k key, v int32) bool {
 		e := &t.slots[i]
 		switch e.k {
 		case k:
-			if e.v <= v {
-				return true
-			}
-			e.v = v
-			return false
+			return e, k, true
 		case key{}:
-			e.k, e.v = k, v
-			t.n++
-			if 4*t.n > 3*len(t.slots) {
-				t.grow()
-			}
-			return false
+			return e, k, false
 		}
 		i = (i + 1) & t.mask
+	}
+}
+
+// fill stores k with value v in the free slot e that find returned (e is
+// stale after the call: the table may grow).
+func (t *table) fill(e *slot, k key, v int32) {
+	e.k, e.v = k, v
+	t.n++
+	if 4*t.n > 3*len(t.slots) {
+		t.grow()
 	}
 }
 
@@ -153,27 +170,14 @@ func (s *shared) claimAsleep(k key, asleep uint32) (take uint32, first bool) {
 
 // asleep is claimAsleep on one table.
 func (t *table) asleep(k key, asleep uint32) (uint32, bool) {
-	if k == (key{}) {
-		k[0] = 1
+	e, k, ok := t.find(k)
+	if !ok {
+		t.fill(e, k, int32(asleep))
+		return ^asleep, true
 	}
-	i := k[0] & t.mask
-	for {
-		e := &t.slots[i]
-		switch e.k {
-		case k:
-			was := uint32(e.v)
-			e.v = int32(was & asleep)
-			return was &^ asleep, false
-		case key{}:
-			e.k, e.v = k, int32(asleep)
-			t.n++
-			if 4*t.n > 3*len(t.slots) {
-				t.grow()
-			}
-			return ^asleep, true
-		}
-		i = (i + 1) & t.mask
-	}
+	was := uint32(e.v)
+	e.v = int32(was & asleep)
+	return was &^ asleep, false
 }
 
 // bytes is the memory the set holds.
