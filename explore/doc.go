@@ -433,6 +433,24 @@
 // so the counts of an UNSAFE result are those of the bounds finished before
 // it, and the counterexample is made canonical by minimization.
 //
+// Load balancing. The subtrees are very uneven (in jmp-over with 4 tasks
+// the first two of 256 hold two thirds of bound 2), so a worker that finds
+// no subtree left to take waits and says so, and a busy worker, at its
+// next branching point, splits its own depth-first stack (share.go): of the
+// shallowest branching state on it with options still to be taken, it
+// hands the second half of those options over as pieces (the path from the
+// initial state to the option, and what the child sleeps on), which the
+// waiting worker replays and searches like subtrees, and can split again.
+// The donor splits between two of its own steps, so no machine or buffer
+// is read by two goroutines. A piece is the same search of the same child
+// the donor would have made (the step to the child counted by the donor,
+// the child's state claimed by whoever reaches it first), so the argument
+// above holds as it is: which worker expands a key changes nothing. A
+// subtree counts as searched (Result.Subtrees, the coverage of a search cut
+// short) when every piece split off it is. TestWorkersSplitAgree compares
+// every built-in with 1, 2 and 3 workers, and with workers that split at
+// every branching point, with and without the sleep sets.
+//
 // # Counterexamples
 //
 // Every counterexample is shrunk to the fewest preemptions, then to the
