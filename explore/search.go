@@ -17,8 +17,10 @@ import (
 // workers and any partition into shards.
 const frontierTarget = 256
 
-// frontierLevels caps the depth (in branching points) of the split.
-const frontierLevels = 64
+// frontierLevels caps the depth (in branching points) of the split: one
+// goroutine builds it, and the workers balance the load (share.go), so a
+// narrow bound is split shallowly rather than searched serially.
+const frontierLevels = 6
 
 // Check explores sc within opts and returns the verdict.
 func Check(sc Scenario, opts Options) (*Result, error) {
@@ -263,9 +265,10 @@ func (e *engine) unsafeAt(res *Result, found []int32, bound int) (*Result, error
 
 // frontier splits the space of bound b into subtrees: it expands the
 // branching points level by level, in option order, until there are at
-// least frontierTarget open subtrees. Expansion in place keeps the items in
-// depth-first (lexicographic) order. The states it expands are claimed in
-// the shared visited set like any other, and its work is counted.
+// least frontierTarget open subtrees or frontierLevels levels are
+// expanded. Expansion in place keeps the items in depth-first
+// (lexicographic) order. The states it expands are claimed in the shared
+// visited set like any other, and its work is counted.
 func (e *engine) frontier(b int) ([]item, error) {
 	fs, err := e.slot(b)
 	if err != nil {
