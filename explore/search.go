@@ -88,7 +88,11 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 type item struct {
 	path   []int32
 	hazard bool
-	m      *sched.Machine // while the frontier is built: the state path leads to
+	// m is the state path leads to, of the machine lineage of from (the
+	// frontier's): the worker holding from starts there instead of
+	// replaying path. Nil in a piece split off a worker's stack.
+	m    *sched.Machine
+	from *xslot
 	// sleep is what the subtree's root sleeps on (sleep.go).
 	sleep []sched.Action
 }
@@ -344,12 +348,26 @@ func (e *engine) frontier(b int) ([]item, error) {
 		}
 	}
 	for k := range open {
-		if open[k].m != nil {
+		switch {
+		case open[k].hazard && open[k].m != nil:
 			fs.free = append(fs.free, open[k].m)
+			open[k].m = nil
+		case open[k].m != nil:
+			open[k].from = fs
 		}
-		open[k].m = nil
 	}
 	return open, nil
+}
+
+// recycle returns the machines of items to their lineages' spares (no
+// worker holds a slot).
+func recycle(items []item) {
+	for k := range items {
+		if it := &items[k]; it.m != nil {
+			it.from.free = append(it.from.free, it.m)
+			it.m = nil
+		}
+	}
 }
 
 // slot returns a worker for bound b with the initial state of its own
@@ -407,7 +425,7 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 				return
 			}
 			defer e.release(sl)
-			root, w := sl.root, sl.w
+			w := sl.w
 			w.hit = &found
 			if n > 1 {
 				w.share = p
@@ -419,7 +437,7 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 					return
 				}
 				w.origin = pc.origin
-				f, done := w.searchItem(root, pc.it)
+				f, done := w.searchItem(sl, pc.it)
 				if f != nil {
 					found.CompareAndSwap(nil, &f)
 					p.halt()
@@ -433,6 +451,7 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 		}()
 	}
 	wg.Wait()
+	recycle(items)
 	if firstErr != nil {
 		return nil, 0, firstErr
 	}

@@ -209,17 +209,22 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 	}
 }
 
-// searchItem explores the subtree of it from root. It returns the path of
-// the first hazard it meets, and whether it searched the subtree to the end.
-func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
+// searchItem explores the subtree of it from the initial state of sl, the
+// slot of w. It returns the path of the first hazard it meets, and
+// whether it searched the subtree to the end.
+func (w *worker) searchItem(sl *xslot, it item) ([]int32, bool) {
 	w.found = nil
 	w.halt = false
 	if it.hazard {
 		return it.path, true
 	}
 	m := w.machine(0)
-	m.CopyFrom(root)
-	w.replayPath(m, it.path)
+	if it.m != nil && it.from == sl {
+		m.CopyFrom(it.m) // a state of this worker's lineage
+	} else {
+		m.CopyFrom(sl.root)
+		w.replayPath(m, it.path)
+	}
 	w.path = append(w.path[:0], it.path...)
 	if len(m.Hazards()) > 0 {
 		// A piece split off a busy worker's stack ends at a step not
