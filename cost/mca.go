@@ -13,56 +13,6 @@ import (
 	"time"
 )
 
-// Errors of Predict; an *MCAError wraps them, so errors.Is works.
-var (
-	// ErrNoMCA: no llvm-mca executable was found (Debian package llvm).
-	ErrNoMCA = errors.New("llvm-mca not found")
-	// ErrArch: the architecture is not one Predict knows.
-	ErrArch = errors.New("unknown architecture")
-	// ErrUnknownCPU: LLVM does not know the CPU name for the target.
-	ErrUnknownCPU = errors.New("unknown CPU")
-	// ErrNoModel: LLVM knows the CPU but has no scheduling model for it
-	// that llvm-mca can use (some only have itineraries, e.g. cortex-a8).
-	ErrNoModel = errors.New("has no scheduling model")
-	// ErrUnscheduled: the CPU's model has no scheduling class for one of
-	// the instructions (cortex-a9's cannot schedule LDM/STM, e.g.
-	// ldm sp!, {lr}).
-	ErrUnscheduled = errors.New("instruction not in the scheduling model")
-	// ErrAsm: llvm-mca's assembler rejected an instruction, or the input
-	// is not a list of instructions.
-	ErrAsm = errors.New("cannot assemble")
-)
-
-// MCAError is a failed prediction for one CPU.
-type MCAError struct {
-	Arch, CPU string
-	// Index is the position in the input of the instruction at fault, or
-	// -1 when the error is not about one instruction.
-	Index int
-	// Instruction is the instruction text at fault, if known.
-	Instruction string
-	Msg         string
-	Err         error
-}
-
-func (e *MCAError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "llvm-mca %s: ", e.Arch)
-	if e.CPU != "" {
-		fmt.Fprintf(&b, "%s ", e.CPU)
-	}
-	if e.Index >= 0 {
-		fmt.Fprintf(&b, "instruction %d ", e.Index)
-	}
-	if e.Instruction != "" {
-		fmt.Fprintf(&b, "%q: ", e.Instruction)
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-func (e *MCAError) Unwrap() error { return e.Err }
-
 // Prediction is llvm-mca's estimate for one instruction sequence on one CPU.
 type Prediction struct {
 	Arch, CPU string

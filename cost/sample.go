@@ -3,7 +3,6 @@ package cost
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,42 +13,6 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 )
-
-// Errors a sample or a comparison can fail with; a *InputError wraps them,
-// so errors.Is works.
-var (
-	// ErrEmpty: the input holds no measurement.
-	ErrEmpty = errors.New("no measurements")
-	// ErrSyntax: a line is neither a number nor a Go benchmark line.
-	ErrSyntax = errors.New("not a number")
-	// ErrTooFew: a sample of one run has no spread, so nothing can be
-	// said about noise or significance.
-	ErrTooFew = errors.New("too few measurements")
-	// ErrUnit: the samples are in different units, or the asked-for unit
-	// is not in the input.
-	ErrUnit = errors.New("unit mismatch")
-	// ErrBenchmarks: a Go benchmark file holds results of more than one
-	// benchmark and none was chosen.
-	ErrBenchmarks = errors.New("more than one benchmark")
-)
-
-// InputError is an error about one input file, and Line, when it is not
-// 0, is the 1-based line it is about.
-type InputError struct {
-	File string
-	Line int
-	Msg  string // what is wrong, for the user
-	Err  error  // one of the sentinels above
-}
-
-func (e *InputError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
 
 // Sample is one set of repeated measurements of one quantity.
 type Sample struct {
