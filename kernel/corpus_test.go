@@ -255,6 +255,10 @@ func buildCorpus(t testing.TB, set corpusSet, src corpusSource, dir string) stri
 	return obj
 }
 
+// corpusNativeLimit is the wall time the native run of one file's calls
+// may take under qemu-user.
+const corpusNativeLimit = 2 * time.Minute
+
 // corpusNative runs every call natively under qemu-user: the harness
 // linked statically with obj, the object of set.
 func corpusNative(t testing.TB, set corpusSet, obj, dir string, calls []call) map[string]int32 {
@@ -275,10 +279,13 @@ func corpusNative(t testing.TB, set corpusSet, obj, dir string, calls []call) ma
 		}
 		in.WriteString("\n")
 	}
-	cmd := exec.Command(corpusQEMU[set.arch], exe)
+	// A call that does not return natively would hang the measurement.
+	ctx, cancel := context.WithTimeout(context.Background(), corpusNativeLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, corpusQEMU[set.arch], exe)
 	cmd.Stdin = strings.NewReader(in.String())
 	b, err := cmd.Output()
-	require.NoError(t, err, "%s under %s", set.name, corpusQEMU[set.arch])
+	require.NoError(t, err, "%s under %s (a call that runs past %v natively is killed)", set.name, corpusQEMU[set.arch], corpusNativeLimit)
 	lines := strings.Fields(string(b))
 	require.Len(t, lines, len(calls), "%s: the harness printed %q", set.name, b)
 	res := map[string]int32{}

@@ -93,10 +93,14 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	a stub for every other undefined function the object calls: return 0
 //	and clobber every caller-saved register, as the ABI allows; their names
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
-//	stub returning 0"
+//	stub returning 0"; an undefined weak symbol is no stub: its address is
+//	0, as a static link (the kernel's) makes it, so that code testing an
+//	optional hook for NULL takes the branch it takes natively
 //
-// Data sections (.data, .bss, .rodata, ...) and, on x86-64, a GOT for the
-// GOTPCREL relocations are data segments at DataBase: the writable
+// Data sections (.data, .bss, .rodata, ...) and a GOT for the GOT
+// relocations (x86-64's GOTPCREL; arm64's ADR_GOT_PAGE and
+// LD64_GOT_LO12_NC, gcc's way to an undefined weak symbol) are data
+// segments at DataBase: the writable
 // sections first, then the read-only ones from a page of their own (a page
 // is read-only only when every segment on it is), then COMMON and the GOT. Calls to the
 // profiling hook (__gnu_mcount_nc on ARM; __fentry__ or mcount on x86-64)

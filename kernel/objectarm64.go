@@ -75,7 +75,8 @@ func arm64Reloc(t uint32) int {
 		elf.R_AARCH64_CONDBR19, elf.R_AARCH64_TSTBR14, elf.R_AARCH64_ADR_PREL_LO21, elf.R_AARCH64_ADR_PREL_PG_HI21,
 		elf.R_AARCH64_ADR_PREL_PG_HI21_NC, elf.R_AARCH64_ADD_ABS_LO12_NC,
 		elf.R_AARCH64_LDST8_ABS_LO12_NC, elf.R_AARCH64_LDST16_ABS_LO12_NC, elf.R_AARCH64_LDST32_ABS_LO12_NC,
-		elf.R_AARCH64_LDST64_ABS_LO12_NC, elf.R_AARCH64_LDST128_ABS_LO12_NC:
+		elf.R_AARCH64_LDST64_ABS_LO12_NC, elf.R_AARCH64_LDST128_ABS_LO12_NC,
+		elf.R_AARCH64_ADR_GOT_PAGE, elf.R_AARCH64_LD64_GOT_LO12_NC:
 		return 4
 	}
 	return -1
@@ -86,6 +87,24 @@ func arm64Reloc(t uint32) int {
 func (l *linker) applyARM64(field []byte, p uint64, r objfile.Reloc, s uint64, where string) error {
 	tname, sa, d, bad := l.relocValues(p, r, s, where)
 	w := binary.LittleEndian.Uint32(field)
+	if isGOTReloc(ARM64, r.Type) {
+		// G(GDAT(S + A)): the GOT slot of the symbol (A is 0 from gcc).
+		slot, ok := l.got[r.Sym]
+		if !ok || r.Addend != 0 {
+			return l.errorf("%s at %s: no GOT slot", tname, where)
+		}
+		if elf.R_AARCH64(r.Type) == elf.R_AARCH64_ADR_GOT_PAGE {
+			pages := int64(slot&^0xfff) - int64(p&^0xfff)
+			if !fits(pages, 33) {
+				return bad()
+			}
+			w = adrImm(w, pages>>12)
+		} else {
+			w = w&^(0xfff<<10) | uint32(slot&0xff8)>>3<<10 // ldr x, [x, #lo12]: scaled by 8
+		}
+		binary.LittleEndian.PutUint32(field, w)
+		return nil
+	}
 	switch elf.R_AARCH64(r.Type) {
 	case elf.R_AARCH64_ABS64:
 		binary.LittleEndian.PutUint64(field, uint64(sa))

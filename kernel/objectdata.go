@@ -116,14 +116,15 @@ func (l *linker) data() error {
 			}
 		}
 	}
-	// The GOT: one slot per symbol a GOTPCREL relocation of text names.
+	// The GOT: one slot per symbol a GOT relocation of text names (x86-64's
+	// GOTPCREL; arm64's ADR_GOT_PAGE and LD64_GOT_LO12_NC, which gcc emits
+	// for the address of an undefined weak symbol even with -fno-pie).
 	l.gotSeg = -1
-	if l.arch == X86 {
+	if l.arch == X86 || l.arch == ARM64 {
 		var n int
 		for _, s := range l.f.Sections {
 			for _, r := range s.Relocs {
-				switch elf.R_X86_64(r.Type) {
-				case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
+				if isGOTReloc(l.arch, r.Type) {
 					if _, ok := l.got[r.Sym]; !ok && !l.hookSym(r.Sym) {
 						l.got[r.Sym] = uint64(n) * 8
 						n++
@@ -153,6 +154,23 @@ func (l *linker) data() error {
 		}
 	}
 	return nil
+}
+
+// isGOTReloc reports whether relocation type t of arch reads a GOT slot.
+func isGOTReloc(arch Arch, t uint32) bool {
+	switch arch {
+	case X86:
+		switch elf.R_X86_64(t) {
+		case elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
+			return true
+		}
+	case ARM64:
+		switch elf.R_AARCH64(t) {
+		case elf.R_AARCH64_ADR_GOT_PAGE, elf.R_AARCH64_LD64_GOT_LO12_NC:
+			return true
+		}
+	}
+	return false
 }
 
 // elfRelocs returns the relocations applying to section idx of a data

@@ -15,7 +15,9 @@ func (l *linker) hookSym(i int) bool {
 }
 
 // symTarget returns the name a call to undefined symbol s links to: the
-// trampoline for the profiling hook, a service, or a generated stub.
+// trampoline for the profiling hook, a service, a helper or a generated
+// stub; "" for an undefined weak symbol none of those defines, whose
+// address is 0.
 func (l *linker) symTarget(s objfile.Symbol) (string, error) {
 	switch {
 	case l.arch == ARM && s.Name == "__gnu_mcount_nc":
@@ -32,6 +34,12 @@ func (l *linker) symTarget(s objfile.Symbol) (string, error) {
 		l.arch == X86 && IsX86Helper(s.Name):
 		l.helpers[s.Name] = true
 		return s.Name, nil
+	}
+	if s.Bind == elf.STB_WEAK {
+		// An undefined weak reference (extern ... __weak, tested for NULL
+		// before a call): a static link, the kernel's included, resolves
+		// it to 0, not to a function.
+		return "", nil
 	}
 	l.stubs[s.Name] = true
 	return s.Name, nil
@@ -51,6 +59,9 @@ func (l *linker) symAddr(i int) (uint64, error) {
 		name, err := l.symTarget(s)
 		if err != nil {
 			return 0, err
+		}
+		if name == "" {
+			return 0, nil // undefined weak
 		}
 		return 0, &lateSym{name}
 	case s.Section == elf.SHN_ABS:

@@ -111,6 +111,9 @@ func (l *linker) relaxGOTCall(s *objfile.Section, at uint64, r objfile.Reloc) er
 	if err != nil {
 		return err
 	}
+	if name == "" {
+		return l.errorf("%s at %s+%#x calls the undefined weak %s", l.f.RelocTypeName(r.Type), s.Name, r.Offset, l.f.Symbols[r.Sym].Name)
+	}
 	copy(l.a.img.Text[call-l.a.img.Base:], []byte{0x90, 0x90, 0x90, 0x90, 0x90, 0x90})
 	a := l.a
 	a.later(func() {

@@ -81,3 +81,9 @@ build arm64-pfe2-Os-bits.o $A64 $A64K -fpatchable-function-entry=2 -Os bits.c
 build rv-atomic-Os-bits.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 -Os bits.c
 build arm64-tls.o $A64 $A64K -fpatchable-function-entry=2 tls.c
 build rv-tls.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 tls.c
+# weak.c (issue 21): a weak definition and undefined weak references
+# (address 0; through the GOT on arm64).
+build arm-weak.o $ARM -fno-pie -marm -march=armv5te -pg weak.c
+build x86-fentry-weak.o $X86 $X86K -fno-pie -pg -mfentry weak.c
+build arm64-pfe2-weak.o $A64 $A64K -fpatchable-function-entry=2 weak.c
+build rv-atomic-weak.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 weak.c
