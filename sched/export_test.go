@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -175,4 +177,50 @@ func ViewKeyed(m *Machine) (floors, synced int) {
 		}
 	}
 	return floors, synced
+}
+
+// CopyHolds reports whether m, just made a copy of src by CopyFrom, holds
+// src's text, provenance, site histories, data, views and write log
+// (CopyFrom skips what a machine of the same lineage already holds).
+func CopyHolds(m, src *Machine) bool {
+	return bytes.Equal(m.text, src.text) && slices.Equal(m.prov, src.prov) && bytes.Equal(m.data, src.data) &&
+		slices.Equal(m.dprov, src.dprov) && bytes.Equal(m.wtrans, src.wtrans) &&
+		slices.Equal(m.floor, src.floor) && slices.Equal(m.synced, src.synced) &&
+		slices.EqualFunc(m.hist, src.hist, func(a, b []siteSnap) bool { return slices.Equal(a, b) })
+}
+
+// SumsHold reports whether m's incremental sums (textSum, histSum, the
+// views' vsum and dsum, dprov and the data digest) are those computed
+// afresh, and the site histories end with the sites' provenance.
+func SumsHold(m *Machine) bool {
+	c := *m
+	c.initSums()
+	if c.textSum != m.textSum || c.histSum != m.histSum {
+		return false
+	}
+	for i, s := range m.img.Sites {
+		var snap siteSnap
+		off := s.Addr - m.img.Base
+		copy(snap[:], m.prov[off:off+uint64(s.Len)])
+		if h := m.hist[i]; m.siteDirty == [2]uint64{} && h[len(h)-1] != snap {
+			return false
+		}
+	}
+	var dh hasher
+	dh.init()
+	dh.bytes(m.data)
+	if m.dataOK && dh.sum() != m.dataDig || !m.dataWritten && dh.sum() != m.st.dataDig {
+		return false
+	}
+	if m.st.fetch == nil {
+		return true
+	}
+	for i, o := range m.st.dirty {
+		if m.dprov[i] != m.prov[o] {
+			return false
+		}
+	}
+	c.floor, c.synced = slices.Clone(m.floor), slices.Clone(m.synced)
+	c.initViewSums()
+	return c.dsum == m.dsum && c.vsum == m.vsum
 }

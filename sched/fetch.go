@@ -134,6 +134,10 @@ func (m *Machine) initFetch(prog *Program) {
 	nd := len(m.st.dirty)
 	m.floor = make([]uint16, m.cfg.CPUs*nd)
 	m.synced = make([]uint16, m.cfg.CPUs*nd)
+	m.dprov = make([]uint16, nd)
+	for i, o := range m.st.dirty {
+		m.dprov[i] = m.prov[o]
+	}
 	for c := 0; c < m.cfg.CPUs; c++ {
 		m.syncCPU(int8(c), "boot")
 	}
@@ -147,11 +151,9 @@ func (m *Machine) syncCPU(c int8, why string) { m.syncCPUTask(c, why, -1) }
 // for it, formatted only when an explanation shows it (syncWhyText).
 func (m *Machine) syncCPUTask(c int8, why string, t int8) {
 	nd := len(m.st.dirty)
-	fl, sy := m.floor[int(c)*nd:int(c+1)*nd], m.synced[int(c)*nd:int(c+1)*nd]
-	for i, o := range m.st.dirty {
-		fl[i] = m.prov[o]
-		sy[i] = m.prov[o]
-	}
+	copy(m.floor[int(c)*nd:int(c+1)*nd], m.dprov)
+	copy(m.synced[int(c)*nd:int(c+1)*nd], m.dprov)
+	m.vsum[c] = m.dsum
 	m.viewOK &^= 1 << c
 	m.syncStep[c] = m.steps
 	m.syncWhy[c] = why
@@ -175,8 +177,12 @@ func (m *Machine) ownStore(c int, off uint64, n int, id uint16) {
 	nd := len(m.st.dirty)
 	for i := 0; i < n; i++ {
 		if d := m.st.fetch.dirtyOf[off+uint64(i)]; d >= 0 {
-			m.floor[c*nd+int(d)] = id
-			m.synced[c*nd+int(d)] = id
+			j := c*nd + int(d)
+			if m.vsumOn {
+				m.vsum[c] += m.viewHash(int(d), id, id) - m.viewHash(int(d), m.floor[j], m.synced[j])
+			}
+			m.floor[j] = id
+			m.synced[j] = id
 		}
 	}
 	m.viewOK &^= 1 << c
@@ -403,6 +409,10 @@ func (m *Machine) fetch(c, t int8, pc, off uint64, k int) fetched {
 	nd := len(m.st.dirty)
 	for j := 0; j < v.n; j++ {
 		if d := m.st.fetch.dirtyOf[off+uint64(j)]; d >= 0 && m.floor[int(c)*nd+int(d)] < v.prov[j] {
+			if m.vsumOn {
+				k := int(c)*nd + int(d)
+				m.vsum[c] += m.viewHash(int(d), v.prov[j], m.synced[k]) - m.viewHash(int(d), m.floor[k], m.synced[k])
+			}
 			m.floor[int(c)*nd+int(d)] = v.prov[j]
 			m.viewOK &^= 1 << c
 		}
@@ -603,13 +613,19 @@ func (m *Machine) viewDigest(c int) uint64 {
 	if m.viewOK&(1<<c) != 0 {
 		return m.vdig[c]
 	}
+	if m.vsumOn {
+		d := mix(m.vsum[c])
+		m.vdig[c] = d
+		m.viewOK |= 1 << c
+		return d
+	}
 	nd := len(m.st.dirty)
 	key := m.st.fetch.viewKey
 	fl, sy := m.floor[c*nd:(c+1)*nd], m.synced[c*nd:(c+1)*nd]
 	var h hasher
 	h.init()
-	for i, k := range key {
-		switch k {
+	for _, i := range m.st.opDirty { // the others are boot's in every state
+		switch key[i] {
 		case viewFloor | viewSynced:
 			h.u64(uint64(fl[i]) | uint64(sy[i])<<16)
 		case viewFloor:
@@ -622,6 +638,45 @@ func (m *Machine) viewDigest(c int) uint64 {
 	m.vdig[c] = d
 	m.viewOK |= 1 << c
 	return d
+}
+
+// viewHash is dirty byte i's part of a CPU's view sum (Machine.vsum) with
+// floor fl and synced write sy: what viewKey says the hash reads of them.
+func (m *Machine) viewHash(i int, fl, sy uint16) uint64 {
+	var x uint64
+	switch m.st.fetch.viewKey[i] {
+	case viewFloor | viewSynced:
+		x = uint64(fl) | uint64(sy)<<16
+	case viewFloor:
+		x = uint64(fl)
+	case viewSynced:
+		x = uint64(sy) << 16
+	default:
+		return 0
+	}
+	return mix(x | uint64(i)<<32)
+}
+
+// initViewSums computes the CPUs' view sums and dsum from scratch, once
+// viewKey is final (initQuiet narrows it); syncCPU, ownStore, fetch and
+// write keep them from then on, and viewDigest reads them instead of
+// hashing every dirty byte.
+func (m *Machine) initViewSums() {
+	if m.st.fetch == nil {
+		return
+	}
+	nd := len(m.st.dirty)
+	m.dsum = 0
+	for i := range nd {
+		m.dsum += m.viewHash(i, m.dprov[i], m.dprov[i])
+	}
+	for c := 0; c < m.cfg.CPUs; c++ {
+		m.vsum[c] = 0
+		for i := range nd {
+			m.vsum[c] += m.viewHash(i, m.floor[c*nd+i], m.synced[c*nd+i])
+		}
+	}
+	m.vsumOn, m.viewOK = true, 0
 }
 
 // describeView renders CPU c's stale bytes, for explanations.

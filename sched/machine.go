@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"github.com/mcountsim/mcountsim/params"
 	"math/bits"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/mcountsim/mcountsim/detect"
 	"github.com/mcountsim/mcountsim/kernel"
@@ -242,7 +244,32 @@ type Machine struct {
 	loads       int    // Bus loads and stores since the counters were reset (Record mode reads them)
 	stores      int
 	hist        [][]siteSnap
-	hazards     []detect.Hazard
+	// dataWritten: some store of a worker wrote data (data then may
+	// differ from the image's; bookkeeping for CopyFrom, not hashed)
+	dataWritten bool
+	// dataDig is data's digest while dataOK (hashShared; only data stores
+	// clear it)
+	dataDig [2]uint64
+	dataOK  bool
+	// textSum and histSum: the sums of textByteHash over the text bytes
+	// and of siteHash over the sites the patcher's ops may write, kept by
+	// write and snapshotSites once sumOn (hashShared)
+	textSum, histSum [2]uint64
+	sumOn            bool
+	// dprov: the write id of each dirty byte (static.dirty), kept by
+	// write once the views exist; syncCPU copies it
+	dprov []uint16
+	// vsum, per CPU: the sum of viewHash over the dirty bytes of its view;
+	// dsum: the same of a CPU synchronized now (dprov's); kept once vsumOn
+	// (fetch.go: initViewSums)
+	vsum   [MaxCPUs]uint64
+	dsum   uint64
+	vsumOn bool
+	// siteDirty: the sites written since the last snapshotSites, one bit
+	// per site (bookkeeping: a function of the patcher's progress, so not
+	// hashed)
+	siteDirty [2]uint64
+	hazards   []detect.Hazard
 
 	// The CPUs' views of text (fetch.go): per CPU and dirty byte, the
 	// oldest write it may fetch and the write it last synchronized on.
@@ -282,18 +309,35 @@ type siteSnap = [detect.MaxSiteBytes]uint16
 // static is shared by all clones of one machine.
 type static struct {
 	hook      []kernel.HookKind // per text byte
-	siteOf    []int8            // per text byte: site index or -1
+	siteOf    []int8            // per text byte: site index or -1 (the last one, if sites overlap)
+	overlap   bool              // some sites overlap (snapshotSites then looks at every site)
 	callee    map[uint64]uint8  // callee contracts (extra bytes popped)
 	stackBase uint64
 	stackSize uint64   // bytes of one task's stack
 	stackArea uint64   // bytes of all the workers' stacks
 	symmetric bool     // Hash canonicalizes the workers (symmetry.go)
 	dirty     []uint32 // text offsets any store of the program may write
-	mutable   []bool   // per text byte: some store may write it
-	dataAt    []dataSeg
-	class     []uint8 // per text byte: classLocal/classVisible once known
-	fetch     *fetchStatic
-	traced    []bool // per text byte: the entry of a traced function (results.go; nil when unused)
+	// opRuns: the text offsets the patcher's ops may write (dirty less
+	// those only boot writes), as runs [from, to) of consecutive offsets
+	opRuns [][2]uint32
+	// opDirty: the indices into dirty of those offsets; opSites: the sites
+	// (indices into the image's) that have some of them. The rest of
+	// dirty, and the other sites, hold boot's bytes in every state: the
+	// state hash and the CPUs' views pass them over (every CPU is
+	// synchronized with boot's writes, and no later write changes them).
+	opDirty []int32
+	opSites []int
+	// histSeq, per site: the history it goes through as the patcher runs
+	// its ops in order (initHistSeq); a machine's history of the site is
+	// a prefix of it, shared, while snapshotSites finds the snapshots it
+	// predicts
+	histSeq     [][]siteSnap
+	histSeqHash [][][2]uint64 // siteHash of each prefix of histSeq: [i][n-1] for n entries
+	mutable     []bool        // per text byte: some store may write it
+	dataAt      []dataSeg
+	class       []uint8 // per text byte: classLocal/classVisible once known
+	fetch       *fetchStatic
+	traced      []bool // per text byte: the entry of a traced function (results.go; nil when unused)
 	// obs, per text byte: in the fetch window of an instruction a worker
 	// executed in the reference run, or loaded there; nil when the
 	// reduction of quiet.go is off.
@@ -302,6 +346,9 @@ type static struct {
 	// when none is.
 	roData []bool
 	memo   *memoTable // memoized thread-local stretches (memo.go; nil: off)
+	// dataDig: the digest of the image's data as New maps it (hashShared,
+	// for machines whose data no store wrote)
+	dataDig [2]uint64
 }
 
 type dataSeg struct {
@@ -380,7 +427,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 			return nil, fmt.Errorf("%w: site %s is %d bytes, more than %d", ErrConfig, s.Func, s.Len, detect.MaxSiteBytes)
 		}
 		for b := 0; b < s.Len; b++ {
-			st.siteOf[s.Addr-img.Base+uint64(b)] = int8(i)
+			o := s.Addr - img.Base + uint64(b)
+			st.overlap = st.overlap || st.siteOf[o] >= 0
+			st.siteOf[o] = int8(i)
 		}
 	}
 	for _, c := range img.Callees {
@@ -452,6 +501,26 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 			}
 		}
 	}
+	opSeen := slices.Clone(seen)
+	for o, ok := range seen {
+		if ok {
+			if n := len(st.opRuns); n > 0 && st.opRuns[n-1][1] == uint32(o) {
+				st.opRuns[n-1][1]++
+			} else {
+				st.opRuns = append(st.opRuns, [2]uint32{uint32(o), uint32(o) + 1})
+			}
+			if si := st.siteOf[o]; si >= 0 && !slices.Contains(st.opSites, int(si)) {
+				st.opSites = append(st.opSites, int(si))
+			}
+		}
+	}
+	if st.overlap { // siteOf names one site of a byte: take them all
+		st.opSites = st.opSites[:0]
+		for i := range img.Sites {
+			st.opSites = append(st.opSites, i)
+		}
+	}
+	slices.Sort(st.opSites)
 	for _, s := range prog.Boot {
 		for i := range s.Bytes {
 			seen[s.Addr-img.Base+uint64(i)] = true
@@ -459,10 +528,21 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	for o, ok := range seen {
 		if ok {
+			if opSeen[o] {
+				st.opDirty = append(st.opDirty, int32(len(st.dirty)))
+			}
 			st.dirty = append(st.dirty, uint32(o))
 		}
 	}
 	st.mutable = seen
+	m.initHistSeq(prog)
+	m.initSums()
+	{
+		var dh hasher
+		dh.init()
+		dh.bytes(m.data)
+		st.dataDig = dh.sum()
+	}
 	st.class = make([]uint8, len(m.text))
 	m.initFetch(prog)
 	m.initResults()
@@ -470,6 +550,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		return nil, err
 	}
 	m.initQuiet()
+	m.initViewSums()
 	if !cfg.KeepFreed {
 		m.initFreed()
 	}
@@ -585,28 +666,65 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced, depth := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced, m.depth
-	hz, wt, k, tasks := m.hazards, m.wtrans, m.core, m.tasks
+	hz, wt, k, tasks, dprov := m.hazards, m.wtrans, m.core, m.tasks, m.dprov
+	// Every machine of one lineage (the same static) holds the same text
+	// and provenance outside the offsets the patcher's ops may write
+	// (static.opRuns: the image's, and boot's stores, done in New before
+	// any copy), and, while no store wrote data, the image's data.
+	// The patcher is one task running its ops in program order, so the
+	// k-th write is always the same store (fetch.go's histories number
+	// them so): text, provenance, dprov and wtrans are a function of
+	// nwrites, and the site histories of nwrites and the sites not yet
+	// snapshotted (siteDirty: snapshotSites runs after every store but a
+	// stopper's, which snapshot once the op's stores are done).
+	kin := m.st == src.st && len(text) == len(src.text) && len(data) == len(src.data)
+	kinData := kin && !m.dataWritten && !src.dataWritten
+	kinText := kin && m.nwrites == src.nwrites && m.siteDirty == src.siteDirty && len(hist) == len(src.hist)
 	*m = *src
 	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
-	m.wtrans = append(wt[:0], src.wtrans...)
-	m.text = append(text[:0], src.text...)
-	m.prov = append(prov[:0], src.prov...)
+	switch {
+	case kinText:
+		m.text, m.prov, m.wtrans, m.dprov, m.hist = text, prov, wt, dprov, hist
+	case kin:
+		m.wtrans = append(wt[:0], src.wtrans...)
+		m.text, m.prov = text, prov
+		for _, r := range src.st.opRuns {
+			copy(text[r[0]:r[1]], src.text[r[0]:r[1]])
+			copy(prov[r[0]:r[1]], src.prov[r[0]:r[1]])
+		}
+	default:
+		m.wtrans = append(wt[:0], src.wtrans...)
+		m.text = append(text[:0], src.text...)
+		m.prov = append(prov[:0], src.prov...)
+	}
 	m.stack = append(stack[:0], src.stack...)
-	m.data = append(data[:0], src.data...)
+	if kinData {
+		m.data = data
+	} else {
+		m.data = append(data[:0], src.data...)
+	}
 	m.slots = append(slots[:0], src.slots...)
 	if src.depth != nil {
 		m.depth = append(depth[:0], src.depth...)
 	}
 	m.floor = append(floor[:0], src.floor...)
+	if src.dprov != nil && !kinText {
+		m.dprov = append(dprov[:0], src.dprov...)
+	}
 	m.synced = append(synced[:0], src.synced...)
-	if len(hist) != len(src.hist) {
-		hist = make([][]siteSnap, len(src.hist))
+	if !kinText {
+		if len(hist) != len(src.hist) {
+			hist = make([][]siteSnap, len(src.hist))
+		}
+		// The histories only grow (snapshotSites appends): the copy shares
+		// src's arrays, capped at their length so that either one's next
+		// append copies instead of writing into the other's.
+		for i, h := range src.hist {
+			hist[i] = h[:len(h):len(h)]
+		}
+		m.hist = hist
 	}
-	for i := range src.hist {
-		hist[i] = append(hist[i][:0], src.hist[i]...)
-	}
-	m.hist = hist
 	m.hazards = append(hz[:0], src.hazards...)
 	if src.res != nil {
 		m.res = src.res.clone()
@@ -644,9 +762,23 @@ func (m *Machine) write(s Store, transition int, cpu int, label string) {
 	m.wtrans = append(m.wtrans, uint8(transition))
 	off := s.Addr - m.img.Base
 	m.sharedOK = false
-	copy(m.text[off:], s.Bytes)
-	for i := range s.Bytes {
-		m.prov[off+uint64(i)] = id
+	for i, b := range s.Bytes {
+		o := off + uint64(i)
+		if m.sumOn {
+			m.textSum = sub2(m.textSum, textByteHash(o, m.text[o], m.prov[o]))
+			m.textSum = add2(m.textSum, textByteHash(o, b, id))
+		}
+		m.text[o], m.prov[o] = b, id
+		if m.dprov != nil {
+			d := m.st.fetch.dirtyOf[o] // (every store after New writes dirty bytes)
+			if m.vsumOn {
+				m.dsum += m.viewHash(int(d), id, id) - m.viewHash(int(d), m.dprov[d], m.dprov[d])
+			}
+			m.dprov[d] = id
+		}
+		if si := m.st.siteOf[o]; si >= 0 {
+			m.siteDirty[si>>6] |= 1 << (si & 63)
+		}
 	}
 	if m.floor != nil {
 		m.ownStore(cpu, off, len(s.Bytes), id)
@@ -665,18 +797,46 @@ func (m *Machine) transitionOf(id uint16) int {
 }
 
 // snapshotSites appends the current state of every site whose bytes
-// changed to its history.
+// changed to its history. Only write changes provenance, and it marks the
+// sites it writes in siteDirty, so the sites left unmarked still equal the
+// last entry of their history (when sites overlap, siteOf names one of
+// them, and every site is looked at).
 func (m *Machine) snapshotSites() {
-	for i, s := range m.img.Sites {
-		var snap siteSnap
-		off := s.Addr - m.img.Base
-		copy(snap[:], m.prov[off:off+uint64(s.Len)])
-		h := m.hist[i]
-		if h[len(h)-1] != snap {
-			m.hist[i] = append(h, snap)
-			m.sharedOK = false
+	if m.st.overlap {
+		for i := range m.img.Sites {
+			m.siteDirty[i>>6] |= 1 << (i & 63)
 		}
 	}
+	for w, bitsLeft := range m.siteDirty {
+		for bitsLeft != 0 {
+			i := w<<6 + bits.TrailingZeros64(bitsLeft)
+			bitsLeft &= bitsLeft - 1
+			s := m.img.Sites[i]
+			var snap siteSnap
+			off := s.Addr - m.img.Base
+			copy(snap[:], m.prov[off:off+uint64(s.Len)])
+			h := m.hist[i]
+			if h[len(h)-1] != snap {
+				if seq := m.histSeq(i); len(h) < len(seq) && unsafe.SliceData(h) == unsafe.SliceData(seq) && seq[len(h)] == snap {
+					// h is a prefix of seq: the same as the append, without
+					// its copy, and the sites' hashes are static's
+					m.hist[i] = seq[: len(h)+1 : len(h)+1]
+					if m.sumOn {
+						sh := m.st.histSeqHash[i]
+						m.histSum = add2(sub2(m.histSum, sh[len(h)-1]), sh[len(h)])
+					}
+				} else {
+					if m.sumOn {
+						m.histSum = sub2(m.histSum, siteHash(i, len(h), &h[len(h)-1]))
+						m.histSum = add2(m.histSum, siteHash(i, len(h)+1, &snap))
+					}
+					m.hist[i] = append(h, snap)
+				}
+				m.sharedOK = false
+			}
+		}
+	}
+	m.siteDirty = [2]uint64{}
 }
 
 // Hash returns a 128-bit hash of every part of the state that can affect
@@ -747,29 +907,158 @@ func (m *Machine) hashExact() [2]uint64 {
 // hashShared feeds h what no task or CPU owns: text, site histories, data.
 // Their digest is kept (shDig) until one of them changes: write,
 // snapshotSites and the stores to data, their only writers, mark it.
+// Text and the histories enter as sums over their bytes and sites
+// (textSum, histSum: kept by write and snapshotSites, so a store costs
+// its bytes, not a pass over every byte the patcher may write), and only
+// those the patcher's ops may write (static.opDirty, opSites): the others
+// hold boot's bytes in every state. Data enters as its digest (the
+// image's, static.dataDig, while no store wrote it).
 func (m *Machine) hashShared(h *hasher) {
 	if !m.sharedOK {
 		var s hasher
 		s.init()
-		for _, o := range m.st.dirty {
-			s.u64(uint64(m.text[o]) | uint64(m.prov[o])<<8)
-		}
-		for _, hs := range m.hist {
-			s.u64(uint64(len(hs)))
-			var w uint64 // four write ids a word
-			for i, v := range hs[len(hs)-1] {
-				w |= uint64(v) << (16 * (i % 4))
-				if i%4 == 3 || i == detect.MaxSiteBytes-1 {
-					s.u64(w)
-					w = 0
-				}
+		s.u64(m.textSum[0])
+		s.u64(m.textSum[1])
+		s.u64(m.histSum[0])
+		s.u64(m.histSum[1])
+		d := m.st.dataDig
+		if m.dataWritten {
+			if !m.dataOK {
+				var dh hasher
+				dh.init()
+				dh.bytes(m.data)
+				m.dataDig, m.dataOK = dh.sum(), true
 			}
+			d = m.dataDig
 		}
-		s.bytes(m.data)
+		s.u64(d[0])
+		s.u64(d[1])
 		m.shDig, m.sharedOK = s.sum(), true
 	}
 	h.u64(m.shDig[0])
 	h.u64(m.shDig[1])
+}
+
+// textByteHash is text offset o's part of Machine.textSum, holding v
+// stored by write id p.
+func textByteHash(o uint64, v byte, p uint16) [2]uint64 {
+	x := o<<24 | uint64(p)<<8 | uint64(v)
+	return [2]uint64{mix(x ^ 0x452821e638d01377), mix(x + 0xbe5466cf34e90c6c)}
+}
+
+// siteHash is site i's part of Machine.histSum, with a history of n
+// entries whose last is last.
+func siteHash(i, n int, last *siteSnap) [2]uint64 {
+	var s hasher
+	s.init()
+	s.u64(uint64(i)<<32 | uint64(n))
+	var w uint64 // four write ids a word
+	for k, v := range last {
+		w |= uint64(v) << (16 * (k % 4))
+		if k%4 == 3 || k == detect.MaxSiteBytes-1 {
+			s.u64(w)
+			w = 0
+		}
+	}
+	return s.sum()
+}
+
+func add2(a, b [2]uint64) [2]uint64 { return [2]uint64{a[0] + b[0], a[1] + b[1]} }
+func sub2(a, b [2]uint64) [2]uint64 { return [2]uint64{a[0] - b[0], a[1] - b[1]} }
+
+// histSeq is static.histSeq[i], nil before initHistSeq.
+func (m *Machine) histSeq(i int) []siteSnap {
+	if m.st.histSeq == nil {
+		return nil
+	}
+	return m.st.histSeq[i]
+}
+
+// initHistSeq fills static.histSeq from the histories after boot by
+// performing the program's stores in order as patcherStep and stopperStep
+// do (one write id per store, or per byte of a bytewise one; a snapshot
+// after each store, and after all of a stop_machine's), and points the
+// machine's histories into it. It is a prediction: snapshotSites uses
+// it only where it finds what it predicts.
+func (m *Machine) initHistSeq(prog *Program) {
+	seq := make([][]siteSnap, len(m.hist))
+	for i, h := range m.hist {
+		seq[i] = append([]siteSnap(nil), h...)
+	}
+	prov := append([]uint16(nil), m.prov...)
+	id := m.nwrites
+	var dirty [2]uint64
+	put := func(s Store) {
+		id++
+		for j := range s.Bytes {
+			o := s.Addr - m.img.Base + uint64(j)
+			prov[o] = id
+			if si := m.st.siteOf[o]; si >= 0 {
+				dirty[si>>6] |= 1 << (si & 63)
+			}
+		}
+	}
+	snapshot := func() {
+		for i, s := range m.img.Sites {
+			if dirty[i>>6]&(1<<(i&63)) == 0 && !m.st.overlap {
+				continue
+			}
+			var snap siteSnap
+			off := s.Addr - m.img.Base
+			copy(snap[:], prov[off:off+uint64(s.Len)])
+			if seq[i][len(seq[i])-1] != snap {
+				seq[i] = append(seq[i], snap)
+			}
+		}
+		dirty = [2]uint64{}
+	}
+	for _, op := range prog.Ops {
+		switch op.Kind {
+		case OpStore:
+			s := op.Stores[0]
+			if op.Bytewise {
+				for j := range s.Bytes {
+					put(Store{Addr: s.Addr + uint64(j), Bytes: s.Bytes[j : j+1]})
+					snapshot()
+				}
+			} else {
+				put(s)
+				snapshot()
+			}
+		case OpStopMachine:
+			for _, s := range op.Stores {
+				put(s)
+			}
+			snapshot()
+		}
+	}
+	for i, h := range m.hist {
+		seq[i] = seq[i][:len(seq[i]):len(seq[i])]
+		m.hist[i] = seq[i][:len(h):len(h)]
+	}
+	m.st.histSeq = seq
+	m.st.histSeqHash = make([][][2]uint64, len(seq))
+	for i, sq := range seq {
+		for n := 1; n <= len(sq); n++ {
+			m.st.histSeqHash[i] = append(m.st.histSeqHash[i], siteHash(i, n, &sq[n-1]))
+		}
+	}
+}
+
+// initSums computes textSum and histSum from scratch, once the sites and
+// offsets the patcher's ops may write are known; write and snapshotSites
+// keep them from then on.
+func (m *Machine) initSums() {
+	m.textSum, m.histSum = [2]uint64{}, [2]uint64{}
+	for _, i := range m.st.opDirty {
+		o := uint64(m.st.dirty[i])
+		m.textSum = add2(m.textSum, textByteHash(o, m.text[o], m.prov[o]))
+	}
+	for _, si := range m.st.opSites {
+		h := m.hist[si]
+		m.histSum = add2(m.histSum, siteHash(si, len(h), &h[len(h)-1]))
+	}
+	m.sumOn, m.sharedOK = true, false
 }
 
 // cpuRecord is CPU c's flags in its hash record, the task it runs left out.

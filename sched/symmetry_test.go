@@ -182,8 +182,10 @@ func TestTaskDigestsHold(t *testing.T) {
 						// children do.
 						p := &pool[rng.Intn(len(pool))]
 						p.CopyFrom(m)
+						require.True(t, sched.CopyHolds(p, m), "run %d step %d: the copy differs", run, step)
 						m = p
 					}
+					require.True(t, sched.SumsHold(m), "run %d step %d: an incremental sum is stale", run, step)
 					k, ok := sched.DigestsHold(m)
 					require.True(t, ok, "run %d step %d: a kept digest is stale", run, step)
 					if k > 0 {

@@ -141,7 +141,7 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
 		}
 		before := m.stackWindows(off, size)
-		m.sharedOK = false
+		m.sharedOK, m.dataWritten, m.dataOK = false, true, false
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}

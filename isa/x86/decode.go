@@ -61,11 +61,14 @@ type Inst struct {
 // cache lines as possible). A table of them (package sched's plain
 // decodings) is less than half the size of one of Insts.
 type Resolved struct {
-	Op       x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
-	Len      uint8     // encoded length in bytes
-	Cond     Cond      // for Jcc, SETcc and CMOVcc
-	size     uint8     // operand size in bytes of the destination (or only) operand
-	int3     bool
+	Op   x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
+	Len  uint8     // encoded length in bytes
+	Cond Cond      // for Jcc, SETcc and CMOVcc
+	size uint8     // operand size in bytes of the destination (or only) operand
+	int3 bool
+	// trap is an int3's fault at the pc it was decoded for (decode): Exec
+	// returns it on every trap there, so that a trap allocates nothing
+	trap     *isa.Fault
 	endbr    bool
 	fast     uint8 // the form Exec runs on its fast path (fast.go), or fastNone
 	str      uint8 // a string instruction's kind (strops.go), or strNone
@@ -135,6 +138,9 @@ func decode(inst *Inst, pc uint64, src []byte) error {
 	inst.Len = uint8(ai.Len)
 	inst.nraw = uint8(ai.Len)
 	compile(inst)
+	if inst.int3 {
+		inst.trap = &isa.Fault{PC: pc, Bytes: []byte{0xcc}, Disasm: "int3", Err: isa.ErrBreakpoint}
+	}
 	return nil
 }
 

@@ -77,7 +77,8 @@ func (r *Regs) Passed(c Cond) bool {
 
 // Exec executes inst, fetched from r.RIP, against r and bus. On success RIP
 // holds the next address. An INT3 returns an *isa.Fault wrapping isa.ErrBreakpoint
-// and leaves r untouched. Any other error leaves r in an unspecified state
+// and leaves r untouched (the same *isa.Fault each time at one pc: callers must
+// not change it). Any other error leaves r in an unspecified state
 // and is an *isa.Fault wrapping isa.ErrUnsupported, isa.ErrMemory or the isa.Bus's error.
 // Exec does not allocate unless it fails.
 func Exec(inst *Inst, r *Regs, bus isa.Bus) (isa.Flow, error) { return inst.Exec(r, bus) }
@@ -104,7 +105,12 @@ func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		return isa.FlowNext, execError(inst, pc, inst.err)
 	}
 	if inst.int3 {
-		// execError's fault without decoding again: int3 is the one byte cc.
+		// execError's fault without decoding again: int3 is the one byte
+		// cc. The fault decode made for this pc is shared by every trap
+		// there (the trap path of text_poke_bp takes one per call).
+		if f := inst.trap; f != nil && f.PC == pc {
+			return isa.FlowNext, f
+		}
 		return isa.FlowNext, &isa.Fault{PC: pc, Bytes: []byte{0xcc}, Disasm: "int3", Err: isa.ErrBreakpoint}
 	}
 	flow, err := execute(inst, r, bus, pc)
