@@ -88,3 +88,31 @@ func BenchmarkDefaultChecks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorkers is issue 19's parallel target: the exhaustive check of
+// jmp-over with 4 and 5 tasks (bound 2) with 1 and 2 workers; the ratio of
+// the two ns/op is the speedup (meaningful only on a machine with 2 idle
+// cores: check the load).
+//
+//	go test -run '^$' -bench Workers -benchtime 20x ./explore
+func BenchmarkWorkers(b *testing.B) {
+	for _, tasks := range []int{4, 5} {
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("tasks=%d/workers=%d", tasks, w), func(b *testing.B) {
+				sc := Scenario{Strategy: builtin(b, "jmp-over"), Tasks: tasks}
+				var states int
+				for i := 0; i < b.N; i++ {
+					res, err := Check(sc, Options{Workers: w})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Verdict != Safe {
+						b.Fatalf("%v: %s", res.Verdict, res.Reason)
+					}
+					states = res.States
+				}
+				b.ReportMetric(float64(states), "states")
+			})
+		}
+	}
+}

@@ -118,6 +118,10 @@ type Options struct {
 	// from a goroutine of its own while the search runs, and once at the end.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+
+	// splitAlways (tests): busy workers split their subtrees at every
+	// branching point, as if a worker always waited (share.go).
+	splitAlways bool
 }
 
 // Search is a search mode.

@@ -412,7 +412,10 @@
 //
 // Each bound is split into a frontier: the branching points are expanded
 // level by level, in option order, until there are at least 256 subtrees
-// (a constant, not a function of the number of workers). The workers
+// or 6 levels are expanded (constants, not functions of the number of
+// workers; one goroutine builds the frontier, so a deeper split is serial
+// work: 12 levels and a third of bound 0's time in jmp-over with 4
+// tasks, before the load balancing below made it unnecessary). The workers
 // (Options.Workers, default all CPUs; each builds its own machine, since a
 // Machine lineage shares its decode cache) take subtrees in order and
 // search them depth first with one visited set shared by all, cut into 256
@@ -432,6 +435,24 @@
 // the bound at once; which hazard a worker meets first depends on timing,
 // so the counts of an UNSAFE result are those of the bounds finished before
 // it, and the counterexample is made canonical by minimization.
+//
+// Load balancing. The subtrees are very uneven (in jmp-over with 4 tasks
+// the first two of 256 hold two thirds of bound 2), so a worker that finds
+// no subtree left to take waits and says so, and a busy worker, at its
+// next branching point, splits its own depth-first stack (share.go): of the
+// shallowest branching state on it with options still to be taken, it
+// hands the second half of those options over as pieces (the path from the
+// initial state to the option, and what the child sleeps on), which the
+// waiting worker replays and searches like subtrees, and can split again.
+// The donor splits between two of its own steps, so no machine or buffer
+// is read by two goroutines. A piece is the same search of the same child
+// the donor would have made (the step to the child counted by the donor,
+// the child's state claimed by whoever reaches it first), so the argument
+// above holds as it is: which worker expands a key changes nothing. A
+// subtree counts as searched (Result.Subtrees, the coverage of a search cut
+// short) when every piece split off it is. TestWorkersSplitAgree compares
+// every built-in with 1, 2 and 3 workers, and with workers that split at
+// every branching point, with and without the sleep sets.
 //
 // # Counterexamples
 //

@@ -34,6 +34,11 @@ type engine struct {
 	xout    *outbox                // what the workers send this round
 	sent    *shared                // the states sent to other shards this bound
 
+	// slots: the workers and their machine lineages, kept from bound to
+	// bound (engine.slot).
+	slotMu sync.Mutex
+	slots  []*xslot
+
 	endMu sync.Mutex
 	ends  map[[2]uint64]struct{} // end states of finished runs, this bound
 

@@ -40,9 +40,12 @@ type exchange struct {
 	slots      chan *xslot // the workers' machines, kept between rounds
 }
 
+// xslot is a worker with the initial state of its machine lineage, and
+// the frontier's spare machines of that lineage.
 type xslot struct {
 	root *sched.Machine
 	w    *worker
+	free []*sched.Machine
 }
 
 func (x *exchange) name(b, r, from, to int) string {

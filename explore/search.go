@@ -17,8 +17,10 @@ import (
 // workers and any partition into shards.
 const frontierTarget = 256
 
-// frontierLevels caps the depth (in branching points) of the split.
-const frontierLevels = 64
+// frontierLevels caps the depth (in branching points) of the split: one
+// goroutine builds it, and the workers balance the load (share.go), so a
+// narrow bound is split shallowly rather than searched serially.
+const frontierLevels = 6
 
 // Check explores sc within opts and returns the verdict.
 func Check(sc Scenario, opts Options) (*Result, error) {
@@ -86,7 +88,11 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 type item struct {
 	path   []int32
 	hazard bool
-	m      *sched.Machine // while the frontier is built: the state path leads to
+	// m is the state path leads to, of the machine lineage of from (the
+	// frontier's): the worker holding from starts there instead of
+	// replaying path. Nil in a piece split off a worker's stack.
+	m    *sched.Machine
+	from *xslot
 	// sleep is what the subtree's root sleeps on (sleep.go).
 	sleep []sched.Action
 }
@@ -263,20 +269,36 @@ func (e *engine) unsafeAt(res *Result, found []int32, bound int) (*Result, error
 
 // frontier splits the space of bound b into subtrees: it expands the
 // branching points level by level, in option order, until there are at
-// least frontierTarget open subtrees. Expansion in place keeps the items in
-// depth-first (lexicographic) order. The states it expands are claimed in
-// the shared visited set like any other, and its work is counted.
+// least frontierTarget open subtrees or frontierLevels levels are
+// expanded. Expansion in place keeps the items in depth-first
+// (lexicographic) order. The states it expands are claimed in the shared
+// visited set like any other, and its work is counted.
 func (e *engine) frontier(b int) ([]item, error) {
-	root, err := e.c.machine(false, !e.opts.Reduction.por())
+	fs, err := e.slot(b)
 	if err != nil {
 		return nil, err
 	}
-	w := e.newWorker(b)
+	defer e.release(fs)
+	w := fs.w
 	w.unbudgeted = true
+	defer func() { w.unbudgeted = false }()
 	defer w.flush()
 	// Each open item carries its machine (the state its path leads to):
 	// the split never replays a path, which for a real function's long
-	// thread-local stretches costs as much as the search itself.
+	// thread-local stretches costs as much as the search itself. The
+	// machines are recycled (fs.free): an expanded state's last child
+	// takes it over, a closed item's goes back, and so do the open ones'
+	// at the end, for the next bound.
+	spare := func() *sched.Machine {
+		if n := len(fs.free); n > 0 {
+			m := fs.free[n-1]
+			fs.free = fs.free[:n-1]
+			return m
+		}
+		return &sched.Machine{}
+	}
+	root := spare()
+	root.CopyFrom(fs.root)
 	open := []item{{m: root}}
 	for level := 0; level < frontierLevels; level++ {
 		var next []item
@@ -292,8 +314,9 @@ func (e *engine) frontier(b int) ([]item, error) {
 			switch {
 			case out == atHazard:
 				next = append(next, item{path: append([]int32(nil), w.path...), hazard: true})
-			case out != atBranch:
-			case w.seen(m):
+				fs.free = append(fs.free, m)
+			case out != atBranch, w.seen(m):
+				fs.free = append(fs.free, m)
 			default:
 				// Every option of a frontier state is taken (the state
 				// is claimed sleeping on nothing); its children sleep as
@@ -302,13 +325,20 @@ func (e *engine) frontier(b int) ([]item, error) {
 				expanded = true
 				w.prepare(m, 0, opts)
 				for o := range opts {
-					child := m.Clone()
+					// The sleep set first: it reads m, which the last
+					// child takes over.
+					sleep := w.childSleepInto(nil, 0, o)
+					child := m
+					if o < len(opts)-1 {
+						child = spare()
+						child.CopyFrom(m)
+					}
 					child.Apply(opts[o])
 					w.pending[1]++
 					// A child that is a hazard right away is marked now,
 					// so that an item's search starts from a hazard-free
 					// state.
-					next = append(next, item{path: append(append([]int32(nil), w.path...), int32(o)), hazard: len(child.Hazards()) > 0, m: child, sleep: append([]sched.Action(nil), w.childSleep(0, o)...)})
+					next = append(next, item{path: append(append([]int32(nil), w.path...), int32(o)), hazard: len(child.Hazards()) > 0, m: child, sleep: sleep})
 				}
 			}
 		}
@@ -318,51 +348,102 @@ func (e *engine) frontier(b int) ([]item, error) {
 		}
 	}
 	for k := range open {
-		open[k].m = nil
+		switch {
+		case open[k].hazard && open[k].m != nil:
+			fs.free = append(fs.free, open[k].m)
+			open[k].m = nil
+		case open[k].m != nil:
+			open[k].from = fs
+		}
 	}
 	return open, nil
 }
 
-// searchItems explores items[i] for every i in mine on the workers. It
+// recycle returns the machines of items to their lineages' spares (no
+// worker holds a slot).
+func recycle(items []item) {
+	for k := range items {
+		if it := &items[k]; it.m != nil {
+			it.from.free = append(it.from.free, it.m)
+			it.m = nil
+		}
+	}
+}
+
+// slot returns a worker for bound b with the initial state of its own
+// machine lineage, kept from bound to bound (release returns it).
+func (e *engine) slot(b int) (*xslot, error) {
+	e.slotMu.Lock()
+	if n := len(e.slots); n > 0 {
+		s := e.slots[n-1]
+		e.slots = e.slots[:n-1]
+		e.slotMu.Unlock()
+		s.w.bound = b
+		return s, nil
+	}
+	e.slotMu.Unlock()
+	root, err := e.c.machine(false, !e.opts.Reduction.por())
+	if err != nil {
+		return nil, err
+	}
+	return &xslot{root: root, w: e.newWorker(b)}, nil
+}
+
+func (e *engine) release(s *xslot) {
+	s.w.hit, s.w.share, s.w.found, s.w.halt = nil, nil, nil, false
+	e.slotMu.Lock()
+	e.slots = append(e.slots, s)
+	e.slotMu.Unlock()
+}
+
+// searchItems explores items[i] for every i in mine on the workers,
+// which balance the load by splitting their subtrees (share.go). It
 // returns the path of a hazard if one was found (which one depends on
 // timing; minimization makes it canonical), and how many items were
 // searched to the end.
 func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, error) {
-	var next atomic.Int64
 	var found atomic.Pointer[[]int32]
 	var errOnce sync.Once
 	var firstErr error
 	var ndone atomic.Int64
 	n := e.workers()
-	if n > len(mine) {
-		n = len(mine)
+	if len(mine) == 0 {
+		n = 0
 	}
+	p := newPool(items, mine, n, e.opts.splitAlways, func() bool { return e.reason() != "" || found.Load() != nil })
 	var wg sync.WaitGroup
 	for g := 0; g < n; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Each goroutine has its own machine lineage: clones share
-			// their decode caches.
-			root, err := e.c.machine(false, !e.opts.Reduction.por())
+			// Each goroutine has its own machine lineage (clones share
+			// their decode caches), kept from bound to bound.
+			sl, err := e.slot(b)
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
+				p.halt()
 				return
 			}
-			w := e.newWorker(b)
+			defer e.release(sl)
+			w := sl.w
 			w.hit = &found
+			if n > 1 {
+				w.share = p
+			}
 			defer w.flush()
 			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(mine) || e.reason() != "" || found.Load() != nil {
+				pc, ok := p.take()
+				if !ok {
 					return
 				}
-				f, done := w.searchItem(root, items[mine[k]])
+				w.origin = pc.origin
+				f, done := w.searchItem(sl, pc.it)
 				if f != nil {
 					found.CompareAndSwap(nil, &f)
+					p.halt()
 					return
 				}
-				if done {
+				if done && p.finished(pc.origin) {
 					ndone.Add(1)
 					e.done.Add(1)
 				}
@@ -370,6 +451,7 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 		}()
 	}
 	wg.Wait()
+	recycle(items)
 	if firstErr != nil {
 		return nil, 0, firstErr
 	}

@@ -171,7 +171,13 @@ func (w *worker) childSleep(depth, i int) []sched.Action {
 	for len(w.sleeps) <= depth {
 		w.sleeps = append(w.sleeps, nil)
 	}
-	out := w.sleeps[depth][:0]
+	w.sleeps[depth] = w.childSleepInto(w.sleeps[depth][:0], depth, i)
+	return w.sleeps[depth]
+}
+
+// childSleepInto appends what the child of option i of the branching
+// state at depth sleeps on to out.
+func (w *worker) childSleepInto(out []sched.Action, depth, i int) []sched.Action {
 	s := w.scratch(depth)
 	if s.on {
 		opts := w.bufs[depth]
@@ -181,6 +187,5 @@ func (w *worker) childSleep(depth, i int) []sched.Action {
 			}
 		}
 	}
-	w.sleeps[depth] = out
 	return out
 }

@@ -36,6 +36,15 @@ type worker struct {
 	// searched sleeps on, and the scratch of one branching state.
 	sleeps [][]sched.Action
 	scr    []*sleepScratch
+
+	// Load balancing (share.go): the pool of the parallel search (nil
+	// when this worker does not share: the frontier, minimization, the
+	// exchanged split), the branching states on the stack, the frontier
+	// item the current piece is part of.
+	share  *pool
+	frames []*frame
+	spare  []int
+	origin int
 }
 
 func (e *engine) newWorker(bound int) *worker { return &worker{e: e, bound: bound} }
@@ -200,18 +209,28 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 	}
 }
 
-// searchItem explores the subtree of it from root. It returns the path of
-// the first hazard it meets, and whether it searched the subtree to the end.
-func (w *worker) searchItem(root *sched.Machine, it item) ([]int32, bool) {
+// searchItem explores the subtree of it from the initial state of sl, the
+// slot of w. It returns the path of the first hazard it meets, and
+// whether it searched the subtree to the end.
+func (w *worker) searchItem(sl *xslot, it item) ([]int32, bool) {
 	w.found = nil
 	w.halt = false
 	if it.hazard {
 		return it.path, true
 	}
 	m := w.machine(0)
-	m.CopyFrom(root)
-	w.replayPath(m, it.path)
+	if it.m != nil && it.from == sl {
+		m.CopyFrom(it.m) // a state of this worker's lineage
+	} else {
+		m.CopyFrom(sl.root)
+		w.replayPath(m, it.path)
+	}
 	w.path = append(w.path[:0], it.path...)
+	if len(m.Hazards()) > 0 {
+		// A piece split off a busy worker's stack ends at a step not
+		// taken before.
+		return append([]int32(nil), w.path...), true
+	}
 	w.dfs(m, 0, it.sleep)
 	return w.found, !w.halt
 }
@@ -265,18 +284,25 @@ func (w *worker) dfs(m *sched.Machine, depth int, sleep []sched.Action) {
 	for masked && last >= 0 && take>>last&1 == 0 {
 		last--
 	}
-	for i := range opts {
+	f := w.frame(depth)
+	*f = frame{mark: mark, last: last, take: take, masked: masked}
+	// f.last may shrink while the loop runs: donate hands options over.
+	for i := 0; i <= f.last; i++ {
+		if masked && take>>i&1 == 0 {
+			continue
+		}
+		f.cur = i
+		if w.share != nil && w.share.want.Load() != 0 {
+			w.donate(depth)
+		}
 		var next []sched.Action
 		if masked {
-			if take>>i&1 == 0 {
-				continue
-			}
 			next = w.childSleep(depth, i)
 		}
 		// The last child takes over m itself: one copy fewer per
 		// branching point.
 		child := m
-		if i < last {
+		if i < f.last {
 			child = w.machine(depth + 1)
 			child.CopyFrom(m)
 		}

@@ -1,0 +1,89 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
+)
+
+// outcome of a check, for comparing searches: everything but timing and
+// the split's bookkeeping.
+type checkOutcome struct {
+	Verdict                               Verdict
+	States, Transitions, Runs, BoundsDone int
+	EndStates                             []string
+	Schedule                              string
+	Preemptions, Steps                    int
+	Hazard                                string // the first hazard
+	Subtrees, Frontier                    int
+}
+
+func outcomeOf(t *testing.T, res *Result) checkOutcome {
+	t.Helper()
+	o := checkOutcome{Verdict: res.Verdict, States: res.States, Transitions: res.Transitions, Runs: res.Runs,
+		BoundsDone: res.Space.BoundsDone, EndStates: res.EndStates, Schedule: res.Schedule,
+		Preemptions: res.Preemptions, Steps: res.Steps, Subtrees: res.Subtrees, Frontier: res.Space.Frontier}
+	if h := res.Hazard; h != nil {
+		o.Hazard = h.String()
+	}
+	return o
+}
+
+// Issue 19: the parallel search splits subtrees between workers (share.go);
+// with 1, 2 and 3 workers, and with 2 and 3 workers that split at every
+// branching point (the most pieces, each replayed from the initial state),
+// every built-in's default check gives one verdict, one count of states,
+// steps and end states, and one counterexample (schedule, preemptions,
+// steps, first hazard), with and without the sleep sets. Run it under
+// -race too.
+func TestWorkersSplitAgree(t *testing.T) {
+	for _, st := range patch.Builtins() {
+		for _, por := range []bool{false, true} {
+			name := st.Arch.String() + "/" + st.Name
+			if por {
+				name += "/por"
+			}
+			t.Run(name, func(t *testing.T) {
+				if raceEnabled && (st.Arch != kernel.ARM && st.Arch != kernel.X86 || por) {
+					t.Skip("under -race: the ARM and x86 built-ins without the sleep sets")
+				}
+				sc := Scenario{Strategy: st}
+				one, err := Check(sc, Options{Workers: 1, POR: por})
+				require.NoError(t, err)
+				require.NotEqual(t, Incomplete, one.Verdict, one.Reason)
+				want := outcomeOf(t, one)
+				if one.Verdict == Unsafe {
+					require.NotNil(t, one.Hazard)
+				}
+				for _, c := range []struct {
+					workers int
+					always  bool
+				}{{2, false}, {3, false}, {2, true}, {3, true}} {
+					res, err := Check(sc, Options{Workers: c.workers, POR: por, splitAlways: c.always})
+					require.NoError(t, err)
+					assert.Equal(t, want, outcomeOf(t, res), "workers %d, split always %v", c.workers, c.always)
+				}
+			})
+		}
+	}
+}
+
+// A larger space, split as often as possible: jmp-over with 3 tasks.
+func TestWorkersSplitAgreeTasks3(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("searches of 3 tasks; run without -race and -short")
+	}
+	sc := Scenario{Strategy: builtin(t, "jmp-over"), Tasks: 3}
+	one, err := Check(sc, Options{Workers: 1})
+	require.NoError(t, err)
+	require.Equal(t, Safe, one.Verdict)
+	for _, w := range []int{2, 3} {
+		res, err := Check(sc, Options{Workers: w, splitAlways: true})
+		require.NoError(t, err)
+		assert.Equal(t, outcomeOf(t, one), outcomeOf(t, res), "workers %d", w)
+	}
+}
