@@ -193,13 +193,17 @@ type Machine struct {
 	text []byte
 	prov []uint16 // write id of every text byte; 0 = compiled
 
-	data      []byte              // every data segment of the image, one after another
-	stack     []byte              // all task stacks, one after another
-	slots     []uint8             // per stack word: the register it was written from
-	stackSum  [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
-	foreign   [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
-	depth     []uint8             // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
-	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
+	data     []byte              // every data segment of the image, one after another
+	stack    []byte              // all task stacks, one after another
+	slots    []uint8             // per stack word: the register it was written from
+	stackSum [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
+	foreign  [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
+	// stackLow, per worker: no word of its stack below this word index was
+	// ever written (storeWord, setWord): those hold New's zeros, unwritten
+	// slots and depth 0 (bookkeeping for CopyFrom, not hashed)
+	stackLow  [MaxTasks]int32
+	depth     []uint8 // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
+	dataStack int     // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 	// The workers' digests for the symmetric hash, kept while they hold
 	// (symmetry.go: taskDigest): bit t of tdOK says tdig[t] is t's, of
 	// tdOdd that t's state is odd.
@@ -460,6 +464,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.patcher = int8(cfg.Tasks)
 	m.stack = make([]byte, cfg.Tasks*cfg.StackWords*4)
+	for t := range cfg.Tasks {
+		m.stackLow[t] = int32((t + 1) * cfg.StackWords)
+	}
 	m.slots = make([]uint8, cfg.Tasks*cfg.StackWords)
 	for i := range m.slots {
 		m.slots[i] = detect.SlotUnwritten
@@ -677,7 +684,8 @@ func (m *Machine) CopyFrom(src *Machine) {
 	kin := m.st == src.st && len(text) == len(src.text) && len(data) == len(src.data) &&
 		len(hist) == len(src.hist) && len(dprov) == len(src.dprov) && src.st.fetch != nil && !src.st.overlap
 	kinData := kin && !m.dataWritten && !src.dataWritten
-	w0, dirty0 := m.nwrites, m.siteDirty
+	w0, dirty0, low0 := m.nwrites, m.siteDirty, m.stackLow
+	kinStack := m.st == src.st && len(stack) == len(src.stack) && len(depth) == len(src.depth) && (depth == nil) == (src.depth == nil)
 	*m = *src
 	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
@@ -729,15 +737,29 @@ func (m *Machine) CopyFrom(src *Machine) {
 		}
 		m.hist = hist
 	}
-	m.stack = append(stack[:0], src.stack...)
+	if kinStack {
+		// Each worker's stack below both machines' low marks holds New's
+		// values in both.
+		m.stack, m.slots, m.depth = stack, slots, depth
+		for t := range m.cfg.Tasks {
+			lo, hi := int(min(low0[t], src.stackLow[t])), (t+1)*m.cfg.StackWords
+			copy(stack[4*lo:4*hi], src.stack[4*lo:4*hi])
+			copy(slots[lo:hi], src.slots[lo:hi])
+			if depth != nil {
+				copy(depth[lo:hi], src.depth[lo:hi])
+			}
+		}
+	} else {
+		m.stack = append(stack[:0], src.stack...)
+		m.slots = append(slots[:0], src.slots...)
+		if src.depth != nil {
+			m.depth = append(depth[:0], src.depth...)
+		}
+	}
 	if kinData {
 		m.data = data
 	} else {
 		m.data = append(data[:0], src.data...)
-	}
-	m.slots = append(slots[:0], src.slots...)
-	if src.depth != nil {
-		m.depth = append(depth[:0], src.depth...)
 	}
 	m.floor = append(floor[:0], src.floor...)
 	m.synced = append(synced[:0], src.synced...)

@@ -222,6 +222,7 @@ func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
 	}
 	binary.LittleEndian.PutUint32(p, nw)
 	m.slots[w] = reg
+	m.stackLow[t] = min(m.stackLow[t], int32(w))
 	n, fn := m.wordHash(w, t, lo)
 	sum := &m.stackSum[t]
 	sum[0] += n[0] - o[0]
