@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -406,7 +407,9 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 	var errOnce sync.Once
 	var firstErr error
 	var ndone atomic.Int64
-	n := e.workers()
+	// More workers than subtrees help (they split them), but not more
+	// than the CPUs then: each costs a machine lineage.
+	n := min(e.workers(), max(len(mine), runtime.GOMAXPROCS(0)))
 	if len(mine) == 0 {
 		n = 0
 	}
