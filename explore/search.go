@@ -16,7 +16,7 @@ import (
 // a function of the number of workers, so that the subtrees, and with them
 // every count and the counterexample, are the same for any number of
 // workers and any partition into shards.
-const frontierTarget = 256
+const frontierTarget = 64
 
 // frontierLevels caps the depth (in branching points) of the split: one
 // goroutine builds it, and the workers balance the load (share.go), so a
