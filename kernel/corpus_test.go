@@ -89,6 +89,8 @@ var corpusSets = []corpusSet{
 	{"x86-O1-pg", kernel.X86, "gcc", with(x86Flags, "-O1", "-pg"), "text-poke-bp", "plain-write"},
 	{"x86-O2-pg", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg"), "text-poke-bp", "plain-write"},
 	{"x86-Os-pg", kernel.X86, "gcc", with(x86Flags, "-Os", "-pg"), "text-poke-bp", "plain-write"},
+	// The retpoline and return thunks of x86-64 kernels (CONFIG_MITIGATION_RETPOLINE, _RETHUNK).
+	{"x86-O2-thunks", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg", "-mfentry", "-mindirect-branch=thunk-extern", "-mfunction-return=thunk-extern"), "text-poke-bp", "plain-write"},
 	{"a64-O1-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O1", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-Os-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-Os", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
@@ -200,7 +202,11 @@ func corpusHarness(calls []call) string {
 	b.WriteString(`#if defined(__arm__)
 __asm__(".global __gnu_mcount_nc\n__gnu_mcount_nc:\n\tmov ip, lr\n\tldr lr, [sp], #4\n\tbx ip\n");
 #elif defined(__x86_64__)
-__asm__(".global mcount\nmcount:\n\tret\n.global __fentry__\n__fentry__:\n\tret\n");
+__asm__(".global mcount\nmcount:\n\tret\n.global __fentry__\n__fentry__:\n\tret\n"
+	".global __x86_return_thunk\n__x86_return_thunk:\n\tret\n");
+#define THUNK(r) __asm__(".global __x86_indirect_thunk_" #r "\n__x86_indirect_thunk_" #r ":\n\tjmp *%" #r "\n");
+THUNK(rax) THUNK(rcx) THUNK(rdx) THUNK(rbx) THUNK(rbp) THUNK(rsi) THUNK(rdi) THUNK(r8)
+THUNK(r9) THUNK(r10) THUNK(r11) THUNK(r12) THUNK(r13) THUNK(r14) THUNK(r15)
 #else
 __asm__(".global _mcount\n_mcount:\n\tret\n");
 #endif

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -25,6 +26,7 @@ import (
 //	int strcmp(const char *a, const char *b), strncmp(a, b, size_t n)
 //	char *strchr(const char *s, int c), void *memchr(const void *s, int c, size_t n)
 //	char *strcpy(char *d, const char *s)
+//	__x86_return_thunk, __x86_indirect_thunk_REG   the kernel's thunks (ret; jmp *%REG)
 //
 // gcc emits the first four for __builtin_popcount and __builtin_parity
 // without -mpopcnt (the kernel's hweight code avoids them; a function
@@ -52,7 +54,7 @@ type x86HelperLine struct {
 // branches are relative, within it). __popcountsi2 and __paritysi2 zero
 // the upper half of rdi (not part of an int argument) and fall into the
 // 64-bit routine.
-var x86HelperCode = []x86HelperLine{
+var x86HelperCode = append([]x86HelperLine{
 	{label: "__popcountsi2"},
 	{hex: "89 ff", asm: "mov %edi,%edi"},
 	{label: "__popcountdi2"}, // x - (x>>1 & m1), pairs into nibbles, bytes, then the byte sum in the top byte
@@ -217,6 +219,32 @@ var x86HelperCode = []x86HelperLine{
 	{hex: "84 d2", asm: "test %dl,%dl"},
 	{hex: "75 f2", asm: "jne <strcpy+0x5>"},
 	{hex: "c3", asm: "ret"},
+	// The kernel's speculation thunks, as they run once alternatives
+	// have chosen the plain forms (arch/x86/lib/retpoline.S): every return
+	// of code built with -mfunction-return=thunk-extern is a jmp to
+	// __x86_return_thunk, every indirect call or jump of code built with
+	// -mindirect-branch=thunk-extern a call or jmp to the register's thunk.
+	{label: "__x86_return_thunk"},
+	{hex: "c3", asm: "ret"},
+	{hex: "cc", asm: "int3"},
+}, x86IndirectThunks()...)
+
+// x86IndirectThunks are __x86_indirect_thunk_REG: jmp *%REG (ff /4) and
+// int3, for every register but rsp.
+func x86IndirectThunks() []x86HelperLine {
+	var out []x86HelperLine
+	for i, r := range []string{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"} {
+		if r == "rsp" {
+			continue
+		}
+		jmp := fmt.Sprintf("ff %02x", 0xe0|i&7)
+		if i >= 8 {
+			jmp = "41 " + jmp
+		}
+		out = append(out, x86HelperLine{label: "__x86_indirect_thunk_" + r},
+			x86HelperLine{hex: jmp, asm: "jmp *%" + r}, x86HelperLine{hex: "cc", asm: "int3"})
+	}
+	return out
 }
 
 // x86HelperNames are the helpers LinkObject links as code for x86-64.

@@ -133,7 +133,7 @@ func (l *linker) relocate(buf func() []byte, addr uint64, r objfile.Reloc, sec s
 		switch elf.R_X86_64(r.Type) {
 		case elf.R_X86_64_NONE:
 			return nil
-		case elf.R_X86_64_64, elf.R_X86_64_PC32, elf.R_X86_64_PLT32, elf.R_X86_64_32, elf.R_X86_64_32S,
+		case elf.R_X86_64_64, elf.R_X86_64_PC64, elf.R_X86_64_PC32, elf.R_X86_64_PLT32, elf.R_X86_64_32, elf.R_X86_64_32S,
 			elf.R_X86_64_GOTPCREL, elf.R_X86_64_GOTPCRELX, elf.R_X86_64_REX_GOTPCRELX:
 		default:
 			return l.errorf("relocation %s at %s", tname, where)
@@ -160,7 +160,7 @@ func (l *linker) relocate(buf func() []byte, addr uint64, r objfile.Reloc, sec s
 }
 
 func relocSize(arch Arch, t uint32) uint64 {
-	if arch == X86 && elf.R_X86_64(t) == elf.R_X86_64_64 {
+	if arch == X86 && (elf.R_X86_64(t) == elf.R_X86_64_64 || elf.R_X86_64(t) == elf.R_X86_64_PC64) {
 		return 8
 	}
 	return 4

@@ -65,6 +65,9 @@ func (l *linker) applyX86(field []byte, p uint64, r objfile.Reloc, s uint64, whe
 	case elf.R_X86_64_64:
 		binary.LittleEndian.PutUint64(field, uint64(int64(s)+a))
 		return nil
+	case elf.R_X86_64_PC64: // S + A - P: the key of a __jump_table entry (arch_static_branch)
+		binary.LittleEndian.PutUint64(field, uint64(int64(s)+a-int64(p)))
+		return nil
 	case elf.R_X86_64_PC32, elf.R_X86_64_PLT32:
 		v = int64(s) + a - int64(p)
 	case elf.R_X86_64_32:

@@ -353,6 +353,14 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	default: // ZZ: unconditional encodings
 		inst.Cond = AL
 	}
+	switch ai.Op {
+	case armasm.PLD, armasm.PLD_W, armasm.PLI:
+		// A8.8.127-A8.8.130: preload hints, unconditional (armasm numbers
+		// them singly, so Op&15 is no condition), with no architectural
+		// effect and no fault whatever the address: gcc's
+		// __builtin_prefetch, the kernel's prefetch() and prefetchw().
+		inst.Fam, inst.Cond = armasm.NOP, AL
+	}
 	args := ai.Args
 	reg := func(i int) (uint8, bool) {
 		r, ok := args[i].(armasm.Reg)

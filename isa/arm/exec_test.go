@@ -206,6 +206,14 @@ var execCases = []execCase{
 	{w: 0x0a000000, asm: "beq 0x1008", in: "z=1", out: "pc=0x1008", flow: isa.FlowBranch},
 	{w: 0x1bffffff, asm: "blne 0x1004", in: "z=1 lr=5", flow: isa.FlowSkipped},
 
+	// Preload hints: nothing changes, no access, no fault (the addresses
+	// are outside the bus).
+	{w: 0xf7d6f100, asm: "pld [r6, r0, lsl #2]", in: "r6=0x8000 r0=3"},
+	{w: 0xf5d1f020, asm: "pld [r1, #32]", in: "r1=0x9000"},
+	{w: 0xf591f020, asm: "pldw [r1, #32]", in: "r1=0x9000"},
+	{w: 0xf4d1f020, asm: "pli [r1, #32]", in: "r1=0x9000"},
+	{w: 0xf6d1f002, asm: "pli [r1, r2]", in: "r1=0x9000 r2=4"},
+
 	// Unsupported instructions fault (with isa.ErrUnsupported) only when run.
 	{w: 0xef000000, asm: "svc 0x00000000", err: isa.ErrUnsupported},
 	{w: 0xe10f0000, asm: "mrs r0, apsr", err: isa.ErrUnsupported},

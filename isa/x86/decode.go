@@ -61,7 +61,7 @@ type Inst struct {
 // cache lines as possible). A table of them (package sched's plain
 // decodings) is less than half the size of one of Insts.
 type Resolved struct {
-	Op   x86asm.Op // Arch.Op, except ENDBR64 which is decoded as a NOP
+	Op   x86asm.Op // Arch.Op, except ENDBR64 and the prefetch hints, which are decoded as a NOP
 	Len  uint8     // encoded length in bytes
 	Cond Cond      // for Jcc, SETcc and CMOVcc
 	size uint8     // operand size in bytes of the destination (or only) operand
@@ -135,6 +135,13 @@ func decode(inst *Inst, pc uint64, src []byte) error {
 	}
 	inst.Arch = ai
 	inst.Op = ai.Op
+	switch ai.Op {
+	case x86asm.PREFETCHT0, x86asm.PREFETCHT1, x86asm.PREFETCHT2, x86asm.PREFETCHNTA, x86asm.PREFETCHW:
+		// Hints (SDM Vol. 2, PREFETCHh and PREFETCHW): no architectural
+		// effect, and no fault whatever the address (gcc's
+		// __builtin_prefetch; the kernel's prefetch() and prefetchw()).
+		inst.Op = x86asm.NOP
+	}
 	inst.Len = uint8(ai.Len)
 	inst.nraw = uint8(ai.Len)
 	compile(inst)
@@ -352,7 +359,7 @@ func condOf(ai *x86asm.Inst) Cond {
 // Exec cannot run sets inst.err.
 func compile(inst *Inst) {
 	ai := &inst.Arch
-	if ai.AddrSize != 64 && ai.Op != x86asm.NOP {
+	if ai.AddrSize != 64 && inst.Op != x86asm.NOP {
 		inst.err = errAddrSize
 		return
 	}
@@ -379,12 +386,12 @@ func compile(inst *Inst) {
 			err = errOperandForm
 		}
 	}
-	switch ai.Op {
+	switch inst.Op {
 	case x86asm.NOP, x86asm.PAUSE, x86asm.INT, x86asm.CALL, x86asm.JMP, x86asm.RET, x86asm.LEAVE,
 		x86asm.PUSH, x86asm.POP:
 		size = 8
 	}
-	switch ai.Op {
+	switch inst.Op { // Arch.Op, but for the hints decoded as NOP
 	case x86asm.NOP, x86asm.PAUSE:
 		// Any operands of a multi-byte NOP are not accessed.
 	case x86asm.INT:

@@ -189,6 +189,10 @@ func TestExecNops(t *testing.T) {
 		"0f 1f 80 00 00 00 00", "0f 1f 84 00 00 00 00 00", "66 0f 1f 84 00 00 00 00 00",
 		"66 2e 0f 1f 84 00 00 00 00 00", "66 66 2e 0f 1f 84 00 00 00 00 00",
 		"f3 0f 1e fa", "f3 90", "0f 1f 04 25 ff ff ff ff", "67 0f 1f 00",
+		// The prefetch hints (nta, t0, t1, t2, w) of an address outside
+		// the bus: no access, no fault.
+		"0f 18 04 25 00 00 00 40", "0f 18 0c 25 00 00 00 40", "0f 18 14 25 00 00 00 40",
+		"0f 18 1c 25 00 00 00 40", "0f 0d 0c 25 00 00 00 40", "0f 18 0c 94",
 	} {
 		cases = append(cases, execCase{name: code, code: code,
 			init: func(r *Regs, m *testBus) { r.R[RAX] = 0xdeadbeef; fl(r, "CZ") },

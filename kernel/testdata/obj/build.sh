@@ -87,3 +87,10 @@ build arm-weak.o $ARM -fno-pie -marm -march=armv5te -pg weak.c
 build x86-fentry-weak.o $X86 $X86K -fno-pie -pg -mfentry weak.c
 build arm64-pfe2-weak.o $A64 $A64K -fpatchable-function-entry=2 weak.c
 build rv-atomic-weak.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 weak.c
+# jumplabel.c (issue 21): a static branch and its __jump_table entry.
+build x86-fentry-jumplabel.o $X86 $X86K -fno-pie -pg -mfentry jumplabel.c
+build arm-jumplabel.o $ARM -fno-pie -marm -march=armv5te -pg jumplabel.c
+build arm64-pfe2-jumplabel.o $A64 $A64K -fpatchable-function-entry=2 jumplabel.c
+build rv-atomic-jumplabel.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 jumplabel.c
+# thunks.c (issue 21): the retpoline and return thunks of x86-64 kernels.
+build x86-fentry-thunks.o $X86 $X86K -fno-pie -pg -mfentry -mindirect-branch=thunk-extern -mfunction-return=thunk-extern thunks.c
