@@ -334,7 +334,12 @@ type static struct {
 	// its ops in order (initHistSeq); a machine's history of the site is
 	// a prefix of it, shared, while snapshotSites finds the snapshots it
 	// predicts
-	histSeq     [][]siteSnap
+	histSeq [][]siteSnap
+	// textSumAt and dsumAt: Machine.textSum and dsum after write id
+	// sumBase+1+k (initWriteSums)
+	sumBase     uint16
+	textSumAt   [][2]uint64
+	dsumAt      []uint64
 	histSeqHash [][][2]uint64 // siteHash of each prefix of histSeq: [i][n-1] for n entries
 	mutable     []bool        // per text byte: some store may write it
 	dataAt      []dataSeg
@@ -552,6 +557,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.initQuiet()
 	m.initViewSums()
+	m.initWriteSums()
 	if !cfg.KeepFreed {
 		m.initFreed()
 	}
@@ -800,16 +806,24 @@ func (m *Machine) write(s Store, transition int, cpu int, label string) {
 	m.wtrans = append(m.wtrans, uint8(transition))
 	off := s.Addr - m.img.Base
 	m.sharedOK = false
+	// The sums after the k-th write are static (initWriteSums: the k-th
+	// write is always the same store); the per-byte updates are for
+	// writes it did not number.
+	k := int(id) - int(m.st.sumBase) - 1
+	known := k >= 0 && k < len(m.st.textSumAt)
+	if known {
+		m.textSum, m.dsum = m.st.textSumAt[k], m.st.dsumAt[k]
+	}
 	for i, b := range s.Bytes {
 		o := off + uint64(i)
-		if m.sumOn {
+		if m.sumOn && !known {
 			m.textSum = sub2(m.textSum, textByteHash(o, m.text[o], m.prov[o]))
 			m.textSum = add2(m.textSum, textByteHash(o, b, id))
 		}
 		m.text[o], m.prov[o] = b, id
 		if m.dprov != nil {
 			d := m.st.fetch.dirtyOf[o] // (every store after New writes dirty bytes)
-			if m.vsumOn {
+			if m.vsumOn && !known {
 				m.dsum += m.viewHash(int(d), id, id) - m.viewHash(int(d), m.dprov[d], m.dprov[d])
 			}
 			m.dprov[d] = id
@@ -1080,6 +1094,46 @@ func (m *Machine) initHistSeq(prog *Program) {
 		for n := 1; n <= len(sq); n++ {
 			m.st.histSeqHash[i] = append(m.st.histSeqHash[i], siteHash(i, n, &sq[n-1]))
 		}
+	}
+}
+
+// initWriteSums fills static.textSumAt and dsumAt: from New's state on,
+// it performs every write of the program in order on the dirty bytes
+// (fetch.go's histories give each write id's bytes) and notes the sums
+// after each.
+func (m *Machine) initWriteSums() {
+	fs := m.st.fetch
+	if fs == nil || !m.sumOn || !m.vsumOn {
+		return
+	}
+	type put struct {
+		d   int32
+		val byte
+	}
+	per := make([][]put, len(fs.wOff)+1) // per write id: its bytes
+	for d, h := range fs.hist {
+		for _, v := range h {
+			if v.id > 0 {
+				per[v.id] = append(per[v.id], put{int32(d), v.val})
+			}
+		}
+	}
+	val := make([]byte, len(m.st.dirty))
+	dp := slices.Clone(m.dprov)
+	for i, o := range m.st.dirty {
+		val[i] = m.text[o]
+	}
+	ts, ds := m.textSum, m.dsum
+	m.st.sumBase = m.nwrites
+	for id := int(m.nwrites) + 1; id < len(per); id++ {
+		for _, p := range per[id] {
+			o := uint64(m.st.dirty[p.d])
+			ts = add2(sub2(ts, textByteHash(o, val[p.d], dp[p.d])), textByteHash(o, p.val, uint16(id)))
+			ds += m.viewHash(int(p.d), uint16(id), uint16(id)) - m.viewHash(int(p.d), dp[p.d], dp[p.d])
+			val[p.d], dp[p.d] = p.val, uint16(id)
+		}
+		m.st.textSumAt = append(m.st.textSumAt, ts)
+		m.st.dsumAt = append(m.st.dsumAt, ds)
 	}
 }
 
