@@ -533,6 +533,10 @@
 // every shard at the end of the round: the shard that met the hazard
 // minimizes it alone (minimization needs no split), the others end
 // INCOMPLETE with the counts of the bounds finished, as in an UNSAFE result.
+// Within a round a shard's workers take the received paths in chunks and
+// then balance the load as in a search of one process (share.go: the
+// pieces are paths too, and what they reach is owned and sent the same
+// way).
 //
 // # Schedules
 //
