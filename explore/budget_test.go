@@ -26,6 +26,11 @@ func TestStateBudgetDoesNotDependOnWorkers(t *testing.T) {
 				require.NoError(t, err)
 				got = append(got, res)
 			}
+			// And workers that split their subtrees at every branching
+			// point (share.go).
+			res, err := Check(sc, Options{Workers: 2, MaxStates: n, splitAlways: true})
+			require.NoError(t, err)
+			got = append(got, res)
 			want := Safe
 			if total > n {
 				want = Incomplete

@@ -411,11 +411,12 @@
 // # Parallel search, and why its result does not depend on the workers
 //
 // Each bound is split into a frontier: the branching points are expanded
-// level by level, in option order, until there are at least 256 subtrees
+// level by level, in option order, until there are at least 64 subtrees
 // or 6 levels are expanded (constants, not functions of the number of
-// workers; one goroutine builds the frontier, so a deeper split is serial
-// work: 12 levels and a third of bound 0's time in jmp-over with 4
-// tasks, before the load balancing below made it unnecessary). The workers
+// workers). One goroutine builds the frontier, so it is serial work, kept
+// small: before the load balancing below the split was 256 subtrees up to
+// 64 levels deep, 12 levels and a third of bound 0's time in jmp-over with
+// 4 tasks. The workers
 // (Options.Workers, default all CPUs; each builds its own machine, since a
 // Machine lineage shares its decode cache) take subtrees in order and
 // search them depth first with one visited set shared by all, cut into 256
@@ -437,7 +438,7 @@
 // it, and the counterexample is made canonical by minimization.
 //
 // Load balancing. The subtrees are very uneven (in jmp-over with 4 tasks
-// the first two of 256 hold two thirds of bound 2), so a worker that finds
+// the first two of 256 held two thirds of bound 2), so a worker that finds
 // no subtree left to take waits and says so, and a busy worker, at its
 // next branching point, splits its own depth-first stack (share.go): of the
 // shallowest branching state on it with options still to be taken, it
@@ -501,7 +502,7 @@
 //
 // MaxStates, Timeout, MaxMemory and Context stop a search; the verdict is
 // then INCOMPLETE, never SAFE, and Space.Coverage says what was covered
-// ("exhaustive through bound 1; bound 2: 41% of frontier (105 of 256
+// ("exhaustive through bound 1; bound 2: 41% of frontier (26 of 64
 // subtrees)"). Options.Shard makes an exhaustive search take only the
 // subtrees i, i+n, i+2n, … of every bound's frontier: the shards of one
 // split cover each subtree exactly once (Result.Subtrees adds up), and the
@@ -532,6 +533,10 @@
 // every shard at the end of the round: the shard that met the hazard
 // minimizes it alone (minimization needs no split), the others end
 // INCOMPLETE with the counts of the bounds finished, as in an UNSAFE result.
+// Within a round a shard's workers take the received paths in chunks and
+// then balance the load as in a search of one process (share.go: the
+// pieces are paths too, and what they reach is owned and sent the same
+// way).
 //
 // # Schedules
 //

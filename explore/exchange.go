@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -325,7 +326,14 @@ func (e *engine) searchPaths(b int, paths [][]int32) ([]int32, error) {
 	var errOnce sync.Once
 	var firstErr error
 	chunks := (len(paths) + pathChunk - 1) / pathChunk
-	n := min(e.workers(), chunks)
+	n := min(e.workers(), max(chunks, runtime.GOMAXPROCS(0)))
+	if chunks == 0 {
+		n = 0
+	}
+	// The workers balance the load as in the unexchanged search
+	// (share.go): the chunks first, then the pieces split off busy
+	// workers' stacks.
+	p := newPool(nil, nil, n, e.opts.splitAlways, func() bool { return e.reason() != "" || found.Load() != nil })
 	var wg sync.WaitGroup
 	for g := 0; g < n; g++ {
 		wg.Add(1)
@@ -340,6 +348,7 @@ func (e *engine) searchPaths(b int, paths [][]int32) ([]int32, error) {
 				root, err := e.c.machine(false, !e.opts.Reduction.por())
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })
+					p.halt()
 					return
 				}
 				sl = &xslot{root: root, w: e.newWorker(b)}
@@ -347,11 +356,29 @@ func (e *engine) searchPaths(b int, paths [][]int32) ([]int32, error) {
 			defer func() { e.xch.slots <- sl }()
 			root, w := sl.root, sl.w
 			w.bound, w.hit = b, &found
+			w.origin = -1
+			if n > 1 {
+				w.share = p
+			}
+			defer func() { w.share = nil }()
 			defer w.flush()
 			for {
 				k := int(next.Add(1) - 1)
-				if k >= chunks || e.reason() != "" || found.Load() != nil {
+				if e.reason() != "" || found.Load() != nil {
+					p.halt()
 					return
+				}
+				if k >= chunks {
+					pc, ok := p.take()
+					if !ok {
+						return
+					}
+					if f, _ := w.searchItem(sl, pc.it); f != nil {
+						found.CompareAndSwap(nil, &f)
+						p.halt()
+						return
+					}
+					continue
 				}
 				chunk := paths[k*pathChunk : min(len(paths), (k+1)*pathChunk)]
 				m := w.trieMachine(0)
@@ -361,6 +388,7 @@ func (e *engine) searchPaths(b int, paths [][]int32) ([]int32, error) {
 				if w.found != nil {
 					f := w.found
 					found.CompareAndSwap(nil, &f)
+					p.halt()
 					return
 				}
 				e.done.Add(int64(len(chunk)))

@@ -55,9 +55,15 @@ func TestExchangedShardsSplitTheWork(t *testing.T) {
 		require.Equal(t, tt.verdict, whole.Verdict)
 		// (jmp-over with 3 tasks and 2, 4, 8 shards, as processes:
 		// bench/shards.sh.)
-		for _, n := range []int{2, 3, 7} {
+		for _, c := range []struct {
+			n           int
+			splitAlways bool
+		}{{2, false}, {3, false}, {7, false}, {3, true}} {
+			n := c.n
 			t0 := time.Now()
-			shards := runExchanged(t, sc, Options{Bound: 2, Workers: 2}, n)
+			// (splitAlways: the workers of each shard split their
+			// subtrees at every branching point, share.go.)
+			shards := runExchanged(t, sc, Options{Bound: 2, Workers: 2, splitAlways: c.splitAlways}, n)
 			t.Logf("%s %d tasks %d shards: %v", tt.strategy, tt.tasks, n, time.Since(t0))
 			var states, trans, largest int
 			ends := map[string]bool{}

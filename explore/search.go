@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -15,7 +16,7 @@ import (
 // a function of the number of workers, so that the subtrees, and with them
 // every count and the counterexample, are the same for any number of
 // workers and any partition into shards.
-const frontierTarget = 256
+const frontierTarget = 64
 
 // frontierLevels caps the depth (in branching points) of the split: one
 // goroutine builds it, and the workers balance the load (share.go), so a
@@ -406,7 +407,9 @@ func (e *engine) searchItems(b int, items []item, mine []int) ([]int32, int, err
 	var errOnce sync.Once
 	var firstErr error
 	var ndone atomic.Int64
-	n := e.workers()
+	// More workers than subtrees help (they split them), but not more
+	// than the CPUs then: each costs a machine lineage.
+	n := min(e.workers(), max(len(mine), runtime.GOMAXPROCS(0)))
 	if len(mine) == 0 {
 		n = 0
 	}

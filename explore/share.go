@@ -123,10 +123,13 @@ func (p *pool) halt() {
 	p.mu.Unlock()
 }
 
-// give queues pieces split off the piece of origin.
+// give queues pieces split off the piece of origin (-1: no frontier
+// item, in the exchanged split).
 func (p *pool) give(pcs []piece, origin int) {
 	p.mu.Lock()
-	p.left[origin].Add(int32(len(pcs)))
+	if origin >= 0 {
+		p.left[origin].Add(int32(len(pcs)))
+	}
 	// Reversed: take pops the newest, which is then the first option.
 	for i := len(pcs) - 1; i >= 0; i-- {
 		p.extra = append(p.extra, pcs[i])
@@ -138,7 +141,7 @@ func (p *pool) give(pcs []piece, origin int) {
 
 // finished records that a piece of origin was searched to the end and
 // reports whether that completed its item.
-func (p *pool) finished(origin int) bool { return p.left[origin].Add(-1) == 0 }
+func (p *pool) finished(origin int) bool { return origin >= 0 && p.left[origin].Add(-1) == 0 }
 
 // frame is one branching state on a worker's depth-first stack: where its
 // path ends, the options it takes (take, when masked) and the one being

@@ -1,7 +1,12 @@
 package explore
 
 import (
+	"context"
+	"regexp"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,4 +91,29 @@ func TestWorkersSplitAgreeTasks3(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, outcomeOf(t, one), outcomeOf(t, res), "workers %d", w)
 	}
+}
+
+// A search cut short while its workers split their subtrees counts a
+// subtree as searched only when every piece split off it is: the coverage
+// names fewer subtrees than the frontier holds, and the verdict is
+// INCOMPLETE.
+func TestWorkersSplitCutShort(t *testing.T) {
+	sc := Scenario{Strategy: builtin(t, "jmp-over"), Tasks: 3}
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	res, err := Check(sc, Options{Workers: 2, splitAlways: true, Context: ctx, ProgressEvery: time.Millisecond,
+		Progress: func(p Progress) {
+			if p.Bound == 2 {
+				once.Do(cancel)
+			}
+		}})
+	cancel()
+	require.NoError(t, err)
+	require.Equal(t, Incomplete, res.Verdict)
+	m := regexp.MustCompile(`^exhaustive through bound 1; bound 2: \d+% of frontier \((\d+) of (\d+) subtrees\)$`).FindStringSubmatch(res.Space.Coverage)
+	require.NotNil(t, m, res.Space.Coverage)
+	done, _ := strconv.Atoi(m[1])
+	total, _ := strconv.Atoi(m[2])
+	assert.Less(t, done, total)
+	assert.Equal(t, res.Space.Frontier, total)
 }

@@ -38,9 +38,9 @@ type worker struct {
 	scr    []*sleepScratch
 
 	// Load balancing (share.go): the pool of the parallel search (nil
-	// when this worker does not share: the frontier, minimization, the
-	// exchanged split), the branching states on the stack, the frontier
-	// item the current piece is part of.
+	// when this worker does not share: the frontier, minimization, one
+	// worker), the branching states on the stack, the frontier item the
+	// current piece is part of (-1 in the exchanged split).
 	share  *pool
 	frames []*frame
 	spare  []int

@@ -23,7 +23,8 @@ import (
 //	  go test ./kernel -run TestCheckProfile -v -cpuprofile cpu.out
 //
 // (arch= x86, arm64 or riscv64 for objects other than A32; timeout= a
-// duration, 60s by default; max= a number of states to stop after). It logs the verdict, states, transitions,
+// duration, 60s by default; max= a number of states to stop after; cpu=
+// a duration of CPU time to stop after, as TestCorpusMatrix's budget). It logs the verdict, states, transitions,
 // CPU seconds, GCs and bytes allocated per state.
 func TestCheckProfile(t *testing.T) {
 	spec := os.Getenv("MCOUNTSIM_CHECKPROF")
@@ -57,6 +58,19 @@ func TestCheckProfile(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	if kv["cpu"] != "" { // a budget of CPU time, as corpusCheck's
+		budget, err := time.ParseDuration(kv["cpu"])
+		require.NoError(t, err)
+		start := cpuTime()
+		go func() {
+			for ctx.Err() == nil {
+				time.Sleep(100 * time.Millisecond)
+				if cpuTime()-start > budget.Seconds() {
+					cancel()
+				}
+			}
+		}()
+	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := cpuTime()

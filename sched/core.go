@@ -132,7 +132,7 @@ type effect struct {
 // registers such a load restores (for the Bus), and the length of the no-op
 // at a hook address.
 type isaShape struct {
-	align    uint64
+	align    uint64 // a power of two
 	maxLen   int
 	linkSize int
 	linkRegs [2]uint8

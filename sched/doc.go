@@ -24,6 +24,17 @@
 // it frees (freed.go): no kernel ABI keeps the stack below sp, and states
 // that differ only in what freed frames left are one state.
 //
+// The patcher is one task running its Program's ops in order, so the k-th
+// write to text is always the same store (fetch.go numbers them so): text,
+// its provenance and the site histories (up to a stop_machine's snapshot,
+// taken once its stores are done) are functions of the number of writes.
+// So a copy into a machine of the same lineage (CopyFrom) copies only the
+// bytes of the writes between the two counts, the site histories are
+// prefixes of one static sequence per site, and the state hash's sums over
+// text and the CPUs' views after each write come from a table (machine.go:
+// initHistSeq, initWriteSums); TestTaskDigestsHold checks every copy and
+// every sum against the values computed afresh.
+//
 // # One core per ISA
 //
 // What differs between instruction sets lives in a core (core.go), chosen

@@ -180,10 +180,11 @@ func ViewKeyed(m *Machine) (floors, synced int) {
 }
 
 // CopyHolds reports whether m, just made a copy of src by CopyFrom, holds
-// src's text, provenance, site histories, data, views and write log
+// src's text, provenance, site histories, data, stacks, views and write log
 // (CopyFrom skips what a machine of the same lineage already holds).
 func CopyHolds(m, src *Machine) bool {
 	return bytes.Equal(m.text, src.text) && slices.Equal(m.prov, src.prov) && bytes.Equal(m.data, src.data) &&
+		bytes.Equal(m.stack, src.stack) && bytes.Equal(m.slots, src.slots) && bytes.Equal(m.depth, src.depth) &&
 		slices.Equal(m.dprov, src.dprov) && bytes.Equal(m.wtrans, src.wtrans) &&
 		slices.Equal(m.floor, src.floor) && slices.Equal(m.synced, src.synced) &&
 		slices.EqualFunc(m.hist, src.hist, func(a, b []siteSnap) bool { return slices.Equal(a, b) })

@@ -136,6 +136,7 @@ func (m *Machine) setWord(t, w int, lo uint64, v uint32, slot, d uint8) {
 	binary.LittleEndian.PutUint32(m.stack[4*w:4*w+4], v)
 	m.slots[w] = slot
 	m.depth[w] = d
+	m.stackLow[t] = min(m.stackLow[t], int32(w))
 	if a := StackBase + uint64(w)*4; d > 0 && a < m.tasks[t].lowLive {
 		m.tasks[t].lowLive = a
 	}

@@ -193,13 +193,17 @@ type Machine struct {
 	text []byte
 	prov []uint16 // write id of every text byte; 0 = compiled
 
-	data      []byte              // every data segment of the image, one after another
-	stack     []byte              // all task stacks, one after another
-	slots     []uint8             // per stack word: the register it was written from
-	stackSum  [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
-	foreign   [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
-	depth     []uint8             // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
-	dataStack int                 // 4-byte windows of data that hold a value in the stack window (symmetry.go)
+	data     []byte              // every data segment of the image, one after another
+	stack    []byte              // all task stacks, one after another
+	slots    []uint8             // per stack word: the register it was written from
+	stackSum [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
+	foreign  [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
+	// stackLow, per worker: no word of its stack below this word index was
+	// ever written (storeWord, setWord): those hold New's zeros, unwritten
+	// slots and depth 0 (bookkeeping for CopyFrom, not hashed)
+	stackLow  [MaxTasks]int32
+	depth     []uint8 // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
+	dataStack int     // 4-byte windows of data that hold a value in the stack window (symmetry.go)
 	// The workers' digests for the symmetric hash, kept while they hold
 	// (symmetry.go: taskDigest): bit t of tdOK says tdig[t] is t's, of
 	// tdOdd that t's state is odd.
@@ -317,21 +321,25 @@ type static struct {
 	stackArea uint64   // bytes of all the workers' stacks
 	symmetric bool     // Hash canonicalizes the workers (symmetry.go)
 	dirty     []uint32 // text offsets any store of the program may write
-	// opRuns: the text offsets the patcher's ops may write (dirty less
-	// those only boot writes), as runs [from, to) of consecutive offsets
-	opRuns [][2]uint32
-	// opDirty: the indices into dirty of those offsets; opSites: the sites
+	// opDirty: the indices into dirty of the offsets the patcher's ops may
+	// write (dirty less those only boot writes); opSites: the sites
 	// (indices into the image's) that have some of them. The rest of
-	// dirty, and the other sites, hold boot's bytes in every state: the
-	// state hash and the CPUs' views pass them over (every CPU is
-	// synchronized with boot's writes, and no later write changes them).
+	// dirty, and the other sites, hold boot's bytes in every state (and
+	// every CPU's view of them is boot's: every CPU synchronizes after
+	// boot, and no later write changes them): the state hash passes them
+	// over.
 	opDirty []int32
 	opSites []int
 	// histSeq, per site: the history it goes through as the patcher runs
 	// its ops in order (initHistSeq); a machine's history of the site is
 	// a prefix of it, shared, while snapshotSites finds the snapshots it
 	// predicts
-	histSeq     [][]siteSnap
+	histSeq [][]siteSnap
+	// textSumAt and dsumAt: Machine.textSum and dsum after write id
+	// sumBase+1+k (initWriteSums)
+	sumBase     uint16
+	textSumAt   [][2]uint64
+	dsumAt      []uint64
 	histSeqHash [][][2]uint64 // siteHash of each prefix of histSeq: [i][n-1] for n entries
 	mutable     []bool        // per text byte: some store may write it
 	dataAt      []dataSeg
@@ -461,6 +469,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.patcher = int8(cfg.Tasks)
 	m.stack = make([]byte, cfg.Tasks*cfg.StackWords*4)
+	for t := range cfg.Tasks {
+		m.stackLow[t] = int32((t + 1) * cfg.StackWords)
+	}
 	m.slots = make([]uint8, cfg.Tasks*cfg.StackWords)
 	for i := range m.slots {
 		m.slots[i] = detect.SlotUnwritten
@@ -504,11 +515,6 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	opSeen := slices.Clone(seen)
 	for o, ok := range seen {
 		if ok {
-			if n := len(st.opRuns); n > 0 && st.opRuns[n-1][1] == uint32(o) {
-				st.opRuns[n-1][1]++
-			} else {
-				st.opRuns = append(st.opRuns, [2]uint32{uint32(o), uint32(o) + 1})
-			}
 			if si := st.siteOf[o]; si >= 0 && !slices.Contains(st.opSites, int(si)) {
 				st.opSites = append(st.opSites, int(si))
 			}
@@ -551,6 +557,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.initQuiet()
 	m.initViewSums()
+	m.initWriteSums()
 	if !cfg.KeepFreed {
 		m.initFreed()
 	}
@@ -668,52 +675,63 @@ func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced, depth := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced, m.depth
 	hz, wt, k, tasks, dprov := m.hazards, m.wtrans, m.core, m.tasks, m.dprov
 	// Every machine of one lineage (the same static) holds the same text
-	// and provenance outside the offsets the patcher's ops may write
-	// (static.opRuns: the image's, and boot's stores, done in New before
-	// any copy), and, while no store wrote data, the image's data.
-	// The patcher is one task running its ops in program order, so the
-	// k-th write is always the same store (fetch.go's histories number
-	// them so): text, provenance, dprov and wtrans are a function of
+	// and provenance outside the offsets the patcher's ops may write (the
+	// image's, and boot's stores, done in New before any copy), and, while
+	// no store wrote data, the image's data. The patcher is one task
+	// running its ops in program order, so the k-th write is always the
+	// same store (fetch.go's histories number them so: fetchStatic.wOff
+	// and wLen): text, provenance, dprov and wtrans are a function of
 	// nwrites, and the site histories of nwrites and the sites not yet
 	// snapshotted (siteDirty: snapshotSites runs after every store but a
-	// stopper's, which snapshot once the op's stores are done).
-	kin := m.st == src.st && len(text) == len(src.text) && len(data) == len(src.data)
+	// stopper's, which snapshot once the op's stores are done). So two
+	// machines of one lineage differ there only in the bytes of the
+	// writes between their two counts and in the histories of the sites
+	// those writes touch or either one has still to snapshot.
+	kin := m.st == src.st && len(text) == len(src.text) && len(data) == len(src.data) &&
+		len(hist) == len(src.hist) && len(dprov) == len(src.dprov) && src.st.fetch != nil && !src.st.overlap
 	kinData := kin && !m.dataWritten && !src.dataWritten
-	kinText := kin && m.nwrites == src.nwrites && m.siteDirty == src.siteDirty && len(hist) == len(src.hist)
+	w0, dirty0, low0 := m.nwrites, m.siteDirty, m.stackLow
+	kinStack := m.st == src.st && len(stack) == len(src.stack) && len(depth) == len(src.depth) && (depth == nil) == (src.depth == nil)
 	*m = *src
 	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
-	switch {
-	case kinText:
-		m.text, m.prov, m.wtrans, m.dprov, m.hist = text, prov, wt, dprov, hist
-	case kin:
-		m.wtrans = append(wt[:0], src.wtrans...)
-		m.text, m.prov = text, prov
-		for _, r := range src.st.opRuns {
-			copy(text[r[0]:r[1]], src.text[r[0]:r[1]])
-			copy(prov[r[0]:r[1]], src.prov[r[0]:r[1]])
+	if kin {
+		m.text, m.prov, m.dprov, m.hist = text, prov, dprov, hist
+		if w0 != src.nwrites {
+			m.wtrans = append(wt[:0], src.wtrans...)
+			fs := src.st.fetch
+			for id := min(w0, src.nwrites); id < max(w0, src.nwrites); id++ {
+				o, n := uint64(fs.wOff[id]), uint64(fs.wLen[id]) // write id+1
+				copy(text[o:o+n], src.text[o:o+n])
+				copy(prov[o:o+n], src.prov[o:o+n])
+				for b := o; b < o+n; b++ {
+					d := fs.dirtyOf[b]
+					dprov[d] = src.dprov[d]
+					if si := src.st.siteOf[b]; si >= 0 {
+						h := src.hist[si]
+						hist[si] = h[:len(h):len(h)] // (shared as below)
+					}
+				}
+			}
+		} else {
+			m.wtrans = wt
 		}
-	default:
+		for w, bitsLeft := range dirty0 {
+			bitsLeft |= src.siteDirty[w]
+			for bitsLeft != 0 {
+				si := w<<6 + bits.TrailingZeros64(bitsLeft)
+				bitsLeft &= bitsLeft - 1
+				h := src.hist[si]
+				hist[si] = h[:len(h):len(h)]
+			}
+		}
+	} else {
 		m.wtrans = append(wt[:0], src.wtrans...)
 		m.text = append(text[:0], src.text...)
 		m.prov = append(prov[:0], src.prov...)
-	}
-	m.stack = append(stack[:0], src.stack...)
-	if kinData {
-		m.data = data
-	} else {
-		m.data = append(data[:0], src.data...)
-	}
-	m.slots = append(slots[:0], src.slots...)
-	if src.depth != nil {
-		m.depth = append(depth[:0], src.depth...)
-	}
-	m.floor = append(floor[:0], src.floor...)
-	if src.dprov != nil && !kinText {
-		m.dprov = append(dprov[:0], src.dprov...)
-	}
-	m.synced = append(synced[:0], src.synced...)
-	if !kinText {
+		if src.dprov != nil {
+			m.dprov = append(dprov[:0], src.dprov...)
+		}
 		if len(hist) != len(src.hist) {
 			hist = make([][]siteSnap, len(src.hist))
 		}
@@ -725,6 +743,32 @@ func (m *Machine) CopyFrom(src *Machine) {
 		}
 		m.hist = hist
 	}
+	if kinStack {
+		// Each worker's stack below both machines' low marks holds New's
+		// values in both.
+		m.stack, m.slots, m.depth = stack, slots, depth
+		for t := range m.cfg.Tasks {
+			lo, hi := int(min(low0[t], src.stackLow[t])), (t+1)*m.cfg.StackWords
+			copy(stack[4*lo:4*hi], src.stack[4*lo:4*hi])
+			copy(slots[lo:hi], src.slots[lo:hi])
+			if depth != nil {
+				copy(depth[lo:hi], src.depth[lo:hi])
+			}
+		}
+	} else {
+		m.stack = append(stack[:0], src.stack...)
+		m.slots = append(slots[:0], src.slots...)
+		if src.depth != nil {
+			m.depth = append(depth[:0], src.depth...)
+		}
+	}
+	if kinData {
+		m.data = data
+	} else {
+		m.data = append(data[:0], src.data...)
+	}
+	m.floor = append(floor[:0], src.floor...)
+	m.synced = append(synced[:0], src.synced...)
 	m.hazards = append(hz[:0], src.hazards...)
 	if src.res != nil {
 		m.res = src.res.clone()
@@ -762,16 +806,24 @@ func (m *Machine) write(s Store, transition int, cpu int, label string) {
 	m.wtrans = append(m.wtrans, uint8(transition))
 	off := s.Addr - m.img.Base
 	m.sharedOK = false
+	// The sums after the k-th write are static (initWriteSums: the k-th
+	// write is always the same store); the per-byte updates are for
+	// writes it did not number.
+	k := int(id) - int(m.st.sumBase) - 1
+	known := k >= 0 && k < len(m.st.textSumAt)
+	if known {
+		m.textSum, m.dsum = m.st.textSumAt[k], m.st.dsumAt[k]
+	}
 	for i, b := range s.Bytes {
 		o := off + uint64(i)
-		if m.sumOn {
+		if m.sumOn && !known {
 			m.textSum = sub2(m.textSum, textByteHash(o, m.text[o], m.prov[o]))
 			m.textSum = add2(m.textSum, textByteHash(o, b, id))
 		}
 		m.text[o], m.prov[o] = b, id
 		if m.dprov != nil {
 			d := m.st.fetch.dirtyOf[o] // (every store after New writes dirty bytes)
-			if m.vsumOn {
+			if m.vsumOn && !known {
 				m.dsum += m.viewHash(int(d), id, id) - m.viewHash(int(d), m.dprov[d], m.dprov[d])
 			}
 			m.dprov[d] = id
@@ -1042,6 +1094,46 @@ func (m *Machine) initHistSeq(prog *Program) {
 		for n := 1; n <= len(sq); n++ {
 			m.st.histSeqHash[i] = append(m.st.histSeqHash[i], siteHash(i, n, &sq[n-1]))
 		}
+	}
+}
+
+// initWriteSums fills static.textSumAt and dsumAt: from New's state on,
+// it performs every write of the program in order on the dirty bytes
+// (fetch.go's histories give each write id's bytes) and notes the sums
+// after each.
+func (m *Machine) initWriteSums() {
+	fs := m.st.fetch
+	if fs == nil || !m.sumOn || !m.vsumOn {
+		return
+	}
+	type put struct {
+		d   int32
+		val byte
+	}
+	per := make([][]put, len(fs.wOff)+1) // per write id: its bytes
+	for d, h := range fs.hist {
+		for _, v := range h {
+			if v.id > 0 {
+				per[v.id] = append(per[v.id], put{int32(d), v.val})
+			}
+		}
+	}
+	val := make([]byte, len(m.st.dirty))
+	dp := slices.Clone(m.dprov)
+	for i, o := range m.st.dirty {
+		val[i] = m.text[o]
+	}
+	ts, ds := m.textSum, m.dsum
+	m.st.sumBase = m.nwrites
+	for id := int(m.nwrites) + 1; id < len(per); id++ {
+		for _, p := range per[id] {
+			o := uint64(m.st.dirty[p.d])
+			ts = add2(sub2(ts, textByteHash(o, val[p.d], dp[p.d])), textByteHash(o, p.val, uint16(id)))
+			ds += m.viewHash(int(p.d), uint16(id), uint16(id)) - m.viewHash(int(p.d), dp[p.d], dp[p.d])
+			val[p.d], dp[p.d] = p.val, uint16(id)
+		}
+		m.st.textSumAt = append(m.st.textSumAt, ts)
+		m.st.dsumAt = append(m.st.dsumAt, ds)
 	}
 }
 

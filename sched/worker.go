@@ -222,6 +222,7 @@ func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
 	}
 	binary.LittleEndian.PutUint32(p, nw)
 	m.slots[w] = reg
+	m.stackLow[t] = min(m.stackLow[t], int32(w))
 	n, fn := m.wordHash(w, t, lo)
 	sum := &m.stackSum[t]
 	sum[0] += n[0] - o[0]
@@ -247,7 +248,7 @@ func le32(b []byte) uint32 {
 // alignment at pc, if it lies in text and is aligned.
 func (m *Machine) textOff(pc uint64) (uint64, bool) {
 	off := pc - m.img.Base
-	return off, pc >= m.img.Base && off+m.shape.align <= uint64(len(m.text)) && pc%m.shape.align == 0
+	return off, pc >= m.img.Base && off+m.shape.align <= uint64(len(m.text)) && pc&(m.shape.align-1) == 0 // (align: a power of two)
 }
 
 // workerStep executes one instruction of worker t on CPU c; fetch picks
