@@ -56,28 +56,11 @@ func (m *Machine) writeStore(id uint16) (Store, int, bool) {
 		return m.prog.Boot[n], -1, true
 	}
 	n -= len(m.prog.Boot)
-	for i := range m.prog.Ops {
-		op := &m.prog.Ops[i]
-		switch op.Kind {
-		case OpStore:
-			s := op.Stores[0]
-			if !op.Bytewise {
-				if n == 0 {
-					return s, i, true
-				}
-				n--
-				continue
-			}
-			if n < len(s.Bytes) {
-				return Store{Addr: s.Addr + uint64(n), Bytes: s.Bytes[n : n+1], Site: s.Site, Off: s.Off + n, Form: s.Form}, i, true
-			}
-			n -= len(s.Bytes)
-		case OpStopMachine:
-			if n < len(op.Stores) {
-				return op.Stores[n], i, true
-			}
-			n -= len(op.Stores)
+	for w := range m.prog.writes() {
+		if n == 0 {
+			return w.Store, w.op, true
 		}
+		n--
 	}
 	return Store{}, 0, false
 }

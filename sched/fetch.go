@@ -112,22 +112,8 @@ func (m *Machine) initFetch(prog *Program) {
 	for _, s := range prog.Boot {
 		add(s)
 	}
-	for _, op := range prog.Ops {
-		switch op.Kind {
-		case OpStore:
-			s := op.Stores[0]
-			if op.Bytewise {
-				for i := range s.Bytes {
-					add(Store{Addr: s.Addr + uint64(i), Bytes: s.Bytes[i : i+1]})
-				}
-			} else {
-				add(s)
-			}
-		case OpStopMachine:
-			for _, s := range op.Stores {
-				add(s)
-			}
-		}
+	for w := range prog.writes() {
+		add(w.Store)
 	}
 	m.st.fetch = fs
 	m.initViewKey()

@@ -1064,23 +1064,9 @@ func (m *Machine) initHistSeq(prog *Program) {
 		}
 		dirty = [2]uint64{}
 	}
-	for _, op := range prog.Ops {
-		switch op.Kind {
-		case OpStore:
-			s := op.Stores[0]
-			if op.Bytewise {
-				for j := range s.Bytes {
-					put(Store{Addr: s.Addr + uint64(j), Bytes: s.Bytes[j : j+1]})
-					snapshot()
-				}
-			} else {
-				put(s)
-				snapshot()
-			}
-		case OpStopMachine:
-			for _, s := range op.Stores {
-				put(s)
-			}
+	for w := range prog.writes() {
+		put(w.Store)
+		if w.last {
 			snapshot()
 		}
 	}

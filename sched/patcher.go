@@ -18,8 +18,7 @@ func (m *Machine) patcherStep(c int8) {
 	case OpStore:
 		s := op.Stores[0]
 		if op.Bytewise {
-			b := Store{Addr: s.Addr + uint64(m.psub), Bytes: s.Bytes[m.psub : m.psub+1], Site: s.Site, Off: s.Off + m.psub, Form: s.Form}
-			m.store(c, op, b)
+			m.store(c, op, s.byteOf(m.psub))
 			m.psub++
 			if m.psub < len(s.Bytes) {
 				return

@@ -1,6 +1,9 @@
 package sched
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+)
 
 // OpKind is a patcher operation.
 type OpKind uint8
@@ -52,6 +55,12 @@ type Store struct {
 	Form  string
 }
 
+// byteOf is the store of s's i-th byte alone, as the patcher makes it for
+// a Bytewise op.
+func (s Store) byteOf(i int) Store {
+	return Store{Addr: s.Addr + uint64(i), Bytes: s.Bytes[i : i+1], Site: s.Site, Off: s.Off + i, Form: s.Form}
+}
+
 // Op is one operation of the patcher.
 type Op struct {
 	Kind       OpKind
@@ -67,4 +76,45 @@ type Program struct {
 	Boot        []Store
 	Ops         []Op
 	Transitions []string // name of each transition, 1-based: Transitions[0] is transition 1
+}
+
+// A write is one write to text by the patcher's operations.
+type write struct {
+	Store
+	op   int  // index of its operation in Ops
+	last bool // the site histories are snapshotted after it (after a stop_machine's last store: stopperStep)
+}
+
+// writes yields the writes of p.Ops in the order the patcher makes them,
+// which is the order of their write ids after the boot writes': an
+// OpStore's store (one per byte when the op is Bytewise, as patcherStep
+// stores it) and each store of an OpStopMachine (the stoppers make one a
+// step, and snapshot the sites when they release the CPUs).
+func (p *Program) writes() iter.Seq[write] {
+	return func(yield func(write) bool) {
+		for i := range p.Ops {
+			op := &p.Ops[i]
+			switch op.Kind {
+			case OpStore:
+				s := op.Stores[0]
+				if !op.Bytewise {
+					if !yield(write{s, i, true}) {
+						return
+					}
+					continue
+				}
+				for j := range s.Bytes {
+					if !yield(write{s.byteOf(j), i, true}) {
+						return
+					}
+				}
+			case OpStopMachine:
+				for j, s := range op.Stores {
+					if !yield(write{s, i, j == len(op.Stores)-1}) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
