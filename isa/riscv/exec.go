@@ -14,10 +14,14 @@ import (
 // Reserved and ResAddr, ResSize are the LR/SC reservation of this context
 // (§8.2), with single-hart semantics: an SC succeeds when the most recent
 // LR of this context reserved the same address and size and no SC came in
-// between. The executor does not see other harts' stores; a machine that
-// runs several CPUs clears Reserved when another CPU writes the reserved
-// bytes, and on a trap return (Linux's entry code does so with a dummy sc
-// "to clear any dangling reservation").
+// between. The executor does not see other harts' stores. A machine that
+// runs several CPUs must clear Reserved when another CPU writes the
+// reserved bytes, and on a trap return (Linux's entry code does so with a
+// dummy sc "to clear any dangling reservation"); package sched does
+// neither yet (issue 21), so there an SC still succeeds after another
+// task's store to the reserved bytes or after the task was preempted, where
+// a real hart's would fail and its LR/SC loop would try again. No workload
+// of the repository shares an LR/SC location between tasks.
 type Regs struct {
 	X        [32]uint64
 	PC       uint64
