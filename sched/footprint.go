@@ -199,6 +199,22 @@ func (m *Machine) runFootprint(c, t int8) Footprint {
 		// exception synchronizes the CPU's view.
 		own.readsText(m)
 	}
+	if m.core.exclusive() {
+		// The monitor is shared state: the access is a store to its
+		// bytes whatever they are (own stack included), a load-exclusive
+		// too, since it marks them (monitor.go).
+		a, n, _, ok := m.core.memAddr(m, t, pc)
+		if !ok || n <= 0 || a+uint64(n) < a || a&uint64(n-1) != 0 {
+			return global // a fault
+		}
+		if lo, hi := m.stackRange(t); !(a >= lo+kernel.TISize && a+uint64(n) <= hi) {
+			if _, ok := m.dataOff(a, n); !ok || m.readOnly(a, 1) || m.readOnly(a+uint64(n)-1, 1) {
+				return global // a fault, thread_info, another stack, text or read-only data
+			}
+		}
+		own.Lo, own.Hi, own.Store = a, a+uint64(n), true
+		return own
+	}
 	if m.core.localInst(len(m.st.dataAt) > 0) {
 		return own
 	}
