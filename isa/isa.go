@@ -1,6 +1,7 @@
 // Package isa holds what every instruction set mcountsim executes has in
 // common: how control left an executed instruction (Flow), the memory an
-// instruction sees (Bus), the error sentinels and the one fault type that
+// instruction sees (Bus), a processor's exclusive monitor and the Bus
+// that holds it (Monitor, ExclusiveBus), the error sentinels and the one fault type that
 // wraps them, and where a leaf's Run, its loop of plain instructions,
 // stopped (Stop).
 //

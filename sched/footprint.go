@@ -25,6 +25,10 @@ import "github.com/mcountsim/mcountsim/kernel"
 //     Bytes a store may write may hold a breakpoint, whose exception
 //     synchronizes the CPU's view where the ISA says so: such a fetch
 //     reads all of text.
+//   - An exclusive access (ldrex/strex, ldxr/stxr, lr/sc) counts as a
+//     store to its bytes wherever they are, its own stack included: it
+//     reads or writes its CPU's monitor, which any other CPU's store to
+//     those bytes clears (monitor.go).
 //   - schedule() (a worker's yield): its task goes to the run queue, its
 //     CPU is free; the grace periods' bookkeeping it updates (a bit per CPU
 //     and per task, cleared, and the patcher woken by the last) commutes

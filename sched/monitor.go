@@ -14,9 +14,11 @@ import "github.com/mcountsim/mcountsim/isa"
 //     return path: A32's svc_exit and restore_user_regs store-exclusive
 //     to a dead stack word ("clear the exclusive monitor"; a dummy strex,
 //     not clrex, because of Cortex-A15 erratum 830321:
-//     arch/arm/kernel/entry-header.S); on arm64 kernel_exit has no clrex,
-//     because an exception return clears the local monitor (ARMv8 ARM,
-//     D1.x and the ERET pseudocode's ClearExclusiveLocal; qemu's
+//     arch/arm/kernel/entry-header.S); on arm64 kernel_exit
+//     (arch/arm64/kernel/entry.S) has no clrex before its eret, because
+//     an exception return clears the local monitor (the ARMv8 ARM's
+//     exception-return pseudocode clears the local exclusives; the
+//     manual itself was not at hand here, but qemu's
 //     HELPER(exception_return) sets exclusive_addr = -1 likewise); RISC-V's
 //     ret_from_exception does an sc.d to a dead word "to clear any
 //     existing reservation" (arch/riscv/kernel/entry.S). The machine

@@ -436,7 +436,9 @@ const (
 // steps in between move before the switch without changing anything another
 // task can see). So Options offers it alone, with no preemption: see the
 // package doc of explore for the soundness argument. Visible are: fetches of
-// bytes that a store may write, the scheduler hooks (schedule, exit), and
+// bytes that a store may write, the scheduler hooks (schedule, exit), the
+// exclusive accesses (whatever their address: a preemption or another
+// CPU's store clears the monitor they read, monitor.go), and
 // loads and stores that may reach memory another task sees (the core
 // decides which: through any base register but the stack pointer and pc,
 // unless, in the current state, they reach only t's own stack or load
