@@ -220,11 +220,12 @@ type Machine struct {
 	cpus [MaxCPUs]CPU
 	// The CPUs' exclusive monitors and which of them an exclusive
 	// access reached (monitor.go).
-	mon   [MaxCPUs]isa.Monitor
-	monOn uint16
-	tasks []Task // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
-	runq  [MaxTasks]int8
-	nrunq int8
+	mon     [MaxCPUs]isa.Monitor
+	monOn   uint16
+	monNone isa.Monitor // Monitor's answer outside a CPU (never armed for long)
+	tasks   []Task      // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
+	runq    [MaxTasks]int8
+	nrunq   int8
 
 	patcher int8 // index of the patcher task (== cfg.Tasks)
 	pop     int  // next patcher op

@@ -54,6 +54,12 @@ import "github.com/mcountsim/mcountsim/isa"
 // now.
 func (m *Machine) Monitor() *isa.Monitor {
 	c := m.tasks[m.cur].CPU
+	if c < 0 {
+		// Not a CPU's task: no exclusive access can succeed (a fresh,
+		// open monitor that nothing keeps).
+		m.monNone = isa.Monitor{}
+		return &m.monNone
+	}
 	m.monOn |= 1 << c
 	return &m.mon[c]
 }
