@@ -438,18 +438,15 @@ func dataProc(inst *Resolved, x xop, r *Regs, next uint32) (isa.Flow, error) {
 		res = op2
 	case xMVN:
 		res = ^op2
-	case xSUB, xCMP:
-		res, c, v = addWithCarry(rn, ^op2, true)
-	case xRSB:
-		res, c, v = addWithCarry(op2, ^rn, true)
-	case xADD, xCMN:
-		res, c, v = addWithCarry(rn, op2, false)
-	case xADC:
-		res, c, v = addWithCarry(rn, op2, r.C)
-	case xSBC:
-		res, c, v = addWithCarry(rn, ^op2, r.C)
-	case xRSC:
-		res, c, v = addWithCarry(op2, ^rn, r.C)
+	// The arithmetic is AddWithCarry (A2.2.1) of Rn and op2, one of them
+	// inverted for a subtraction; the carry in is APSR.C for ADC, SBC and
+	// RSC, and otherwise what makes the plain sum or difference.
+	case xADD, xCMN, xADC:
+		res, c, v = addWithCarry(rn, op2, x == xADC && r.C)
+	case xSUB, xCMP, xSBC:
+		res, c, v = addWithCarry(rn, ^op2, x != xSBC || r.C)
+	case xRSB, xRSC:
+		res, c, v = addWithCarry(op2, ^rn, x != xRSC || r.C)
 	}
 	write := x < xTST || x > xCMN
 	if write && inst.Rd == PC {

@@ -101,3 +101,9 @@ build arm64-pfe2-atomics.o $A64 $A64K -fpatchable-function-entry=2 atomics.c
 build arm64-pfe2-noola-atomics.o $A64 $A64K -fpatchable-function-entry=2 -mno-outline-atomics atomics.c
 build rv-atomic-atomics.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 atomics.c
 build rv-pfe8-atomics.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 atomics.c
+# loops.c (issue 21): traced callees in loops, for the thread-modular
+# check (sched/modular.go), and stores to a shared global.
+build arm-loops.o $ARM -fno-pie -marm -march=armv5te -pg loops.c
+build x86-fentry-loops.o $X86 $X86K -fno-pie -pg -mfentry loops.c
+build arm64-pfe2-loops.o $A64 $A64K -fpatchable-function-entry=2 loops.c
+build rv-atomic-loops.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 loops.c
