@@ -69,7 +69,8 @@ import (
 //     premise), which no other task reads (a load from another task's
 //     stack faults), and they changed no CPU state another task observes:
 //     a synchronizing instruction or exception return of w only refreshes
-//     c's view of text, and a staler view only adds choices (a CPU with a
+//     c's view of text, and an exclusive monitor w armed on c is cleared
+//     when w leaves c (monitor.go), before any other task runs there, and a staler view only adds choices (a CPU with a
 //     stale view may still fetch the newest bytes: tickMatters);
 //   - what w did to the scheduler and the patcher, s allows as well:
 //     synchronize_sched() waits for a context switch on each CPU, which s's

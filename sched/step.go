@@ -266,6 +266,7 @@ func (m *Machine) Apply(a Action) {
 		m.preemptions++
 		if a.Task == t {
 			m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a timer interrupt; schedule() picks the same task"})
+			m.clearMonitor(c) // the exception return (monitor.go)
 			if m.shape.excSync {
 				m.syncCPU(c, "a timer interrupt")
 			}
