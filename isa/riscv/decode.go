@@ -555,12 +555,19 @@ func DisasmBytes(pc uint64, b []byte) string {
 // fetches, so its order against other CPUs' text stores matters.
 // Instructions that fault (undecodable, unsupported) report true: the
 // fault ends the run whatever the other CPUs do.
+//
+// LR and SC report false whatever their base (IsExclusive).
 func StackOrLiteral(inst *Inst) bool {
 	switch x := inst.x; {
-	case x == xFenceI:
+	case x == xFenceI, inst.IsExclusive():
 		return false
 	case x >= xLB && x <= xSD, x >= xLRW && x <= xAMOMAXUD:
 		return inst.Rs1 == SP
 	}
 	return true
 }
+
+// IsExclusive reports whether inst is an LR or an SC: an access to the
+// hart's reservation, which other harts' stores clear (a shared access,
+// never a thread-local one).
+func (inst *Inst) IsExclusive() bool { return inst.x >= xLRW && inst.x <= xSCD }
