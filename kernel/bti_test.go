@@ -212,3 +212,31 @@ func TestBTIVerdicts(t *testing.T) {
 		require.Equal(t, v.want, got, "%s %v under %s: %s", v.file, v.c, v.strategy, what)
 	}
 }
+
+// TestBigFrameNative (issue 21): bigframe.c's big_frame(3), whose frame
+// is 5 KiB, returns 13578 under qemu-arm (cmd/mcountsim's
+// TestStackWordsBigFrame checks the simulator against the same value);
+// its task faults below a 1024-word stack and runs within 2048 words.
+func TestBigFrameNative(t *testing.T) {
+	const file, want = "arm-bigframe.o", 13578
+	c := call{"big_frame", []int64{3}}
+	if haveTools(t, "the value qemu returned", "arm") {
+		nat := native(t, "arm", "bigframeharness.c", file, []call{c}, nil)
+		require.Equal(t, int32(want), nat[file+" "+c.String()])
+	}
+	o, err := kernel.LoadObject(filepath.Join(objDir, file), kernel.ObjectConfig{Function: c.fn, Args: c.args})
+	require.NoError(t, err)
+	st, _ := patch.Lookup(kernel.ARM, "jmp-over")
+	for _, w := range []struct {
+		words int
+		fault string
+	}{{1024, "store of 4 bytes at 0xffbe8 outside the task's stack [0x100000,0x101000) and data: page 0xff000 is not mapped"}, {2048, ""}} {
+		sc := explore.Scenario{Arch: kernel.ARM, Strategy: st, StackWords: w.words, Image: func() (*kernel.Image, error) { return o.Image, nil }, ObjectFile: file, Function: c.fn, Args: c.args}
+		err := explore.Preflight(sc)
+		if w.fault == "" {
+			require.NoError(t, err)
+			continue
+		}
+		require.ErrorContains(t, err, w.fault)
+	}
+}

@@ -105,3 +105,5 @@ for s in pacentry notpad; do
 	aarch64-linux-gnu-as -o arm64-pfe2-$s.o $s.s
 	aarch64-linux-gnu-objdump -d -r arm64-pfe2-$s.o | sed '1,2d' >arm64-pfe2-$s.o.objdump
 done
+# bigframe.c (issue 21): a 5 KiB frame, for check --stack-words.
+build arm-bigframe.o $ARM -fno-pie -marm -march=armv5te -pg bigframe.c
