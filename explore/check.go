@@ -88,6 +88,12 @@ type Options struct {
 	// verdict, counterexample, states and end states. Off by default (it
 	// saves 2-10% of the steps and costs more than that per state).
 	POR bool
+	// Modular selects the thread-modular check (modular.go): each worker
+	// searched against the patcher alone, the other workers replaced by
+	// stand-ins, when the workers store nothing outside their stacks.
+	// The default (ModularAuto) uses it for workloads linked from an
+	// object; the built-in texts' documented counts are the whole search's.
+	Modular Modular
 	// Context, when set, cancels the search (INCOMPLETE).
 	Context context.Context
 
@@ -288,8 +294,10 @@ type Space struct {
 	Scenario string `json:"scenario"`
 	Bound    int    `json:"bound"`
 	Size
-	Exhaustive  bool   `json:"exhaustive"`
-	Reduction   string `json:"reduction"`
+	Exhaustive bool   `json:"exhaustive"`
+	Reduction  string `json:"reduction"`
+	// Modular says that the thread-modular check decided it (modular.go).
+	Modular     bool   `json:"modular,omitempty"`
 	BoundsDone  int    `json:"bounds_done"` // bounds 0..BoundsDone-1 were exhausted
 	Description string `json:"description"`
 	Search      string `json:"search"`
@@ -404,15 +412,8 @@ type PCTBound struct {
 }
 
 func space(sc Scenario, opts Options) Space {
-	red := opts.Reduction.String()
-	if opts.Reduction != ReduceNone && !opts.NoSymmetry && sc.Tasks > 1 {
-		red = strings.Replace(red, "(state, ", "(state up to a permutation of the worker tasks, ", 1)
-	}
-	if opts.sleepSets() {
-		red = strings.Replace(red, "thread-local steps", "thread-local steps and sleep sets of commuting visible steps", 1)
-	}
 	sp := Space{
-		Scenario: sc.String(), Bound: opts.bound(), Size: sc.Size(), Reduction: red,
+		Scenario: sc.String(), Bound: opts.bound(), Size: sc.Size(), Reduction: reductionText(opts, !opts.NoSymmetry && sc.Tasks > 1),
 		Search: opts.Search.String(), Shard: opts.Shard.String(),
 	}
 	if opts.Search != Exhaustive {
@@ -420,6 +421,19 @@ func space(sc Scenario, opts Options) Space {
 	}
 	tracerSpace(&sp, sc)
 	return sp
+}
+
+// reductionText says what reduction opts asks for; sym says that the
+// visited set merges permutations of the workers.
+func reductionText(opts Options, sym bool) string {
+	red := opts.Reduction.String()
+	if opts.Reduction != ReduceNone && sym {
+		red = strings.Replace(red, "(state, ", "(state up to a permutation of the worker tasks, ", 1)
+	}
+	if opts.sleepSets() {
+		red = strings.Replace(red, "thread-local steps", "thread-local steps and sleep sets of commuting visible steps", 1)
+	}
+	return red
 }
 
 func describe(r *Result) string {

@@ -408,6 +408,29 @@
 // partial-order reduction) and ReduceNone (every sequence of options). Tests
 // compare all three on small scenarios.
 //
+// # The thread-modular check
+//
+// For a workload linked from an object (Options.Modular: ModularAuto; on
+// request for the built-in texts) Check first searches, for each worker
+// f, the machine in which f alone runs the workload and the other workers
+// are stand-ins looping on schedule() (sched/modular.go states the
+// machine and proves the claim: under the premise that no worker stores
+// outside its own stack, every hazard of f in a run of the check's
+// machine is a hazard of f's modular machine within the same bound).
+// Each modular machine is searched as above (the same bounds, budgets and
+// reductions, no task symmetry). If every one is exhausted without a
+// hazard the check is SAFE, for the check's own space, and the result
+// says so (Space.Modular, and the reduction's text). A store outside a
+// stack there is a fault, so a check whose modular machines all finish
+// without a hazard satisfies the premise. Anything else (a hazard, which
+// may be a stand-in's doing, or a run the reference run's reductions
+// cannot vouch for) runs the whole search with the budget left, so an
+// UNSAFE verdict, its counterexample and its counts are always the whole
+// search's. The point is the cost: a traced callee called in a loop makes
+// the whole search's states grow with the product of the workers' passes
+// through its site, the modular check's with their sum
+// (kernel/modular_test.go: TestModularDecidesLoops).
+//
 // # Parallel search, and why its result does not depend on the workers
 //
 // Each bound is split into a frontier: the branching points are expanded

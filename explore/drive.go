@@ -26,6 +26,9 @@ type compiled struct {
 	// ref is the uninstrumented reference run's results (results.go),
 	// compared with every run when ref.Compared.
 	ref *detect.Results
+	// focus, when positive, makes the machines those of worker focus-1's
+	// thread-modular check (modular.go, sched.Config.Focus).
+	focus int
 }
 
 // compile validates sc, links its text, compiles its strategy and makes
@@ -91,7 +94,7 @@ func (c *compiled) config(record, unreduced, results bool) sched.Config {
 		NoInt3Emulation: s.NoInt3Emulation, NoQuiet: s.NoQuiet, KeepFreed: s.KeepFreed, NoMemo: s.NoMemo, MemoAll: s.MemoAll, MemoCheck: s.MemoCheck,
 		StackWords: s.StackWords,
 		IRQBound:   s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
-		Reference: c.ref, RecordResults: results,
+		Reference: c.ref, RecordResults: results, Focus: c.focus,
 	}
 }
 

@@ -48,6 +48,8 @@ type engine struct {
 	// statesOver: the search stopped because it claimed more than
 	// MaxStates states (see overStates).
 	statesOver atomic.Bool
+	// memoryOver: it stopped because the heap outgrew MaxMemory.
+	memoryOver atomic.Bool
 }
 
 func newEngine(c *compiled, opts Options, start time.Time) *engine {
@@ -91,10 +93,7 @@ func (e *engine) monitor() {
 		every = time.Second
 	}
 	next := e.start.Add(every)
-	clock := e.start
-	if !e.opts.Start.IsZero() {
-		clock = e.opts.Start
-	}
+	clock := e.clock()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	var ctxDone <-chan struct{}
 	if e.opts.Context != nil {
@@ -114,6 +113,7 @@ func (e *engine) monitor() {
 			if e.opts.MaxMemory > 0 {
 				metrics.Read(sample)
 				if used := int64(sample[0].Value.Uint64()); used > e.opts.MaxMemory {
+					e.memoryOver.Store(true)
 					e.stop(fmt.Sprintf("memory budget of %s used up (heap %s)", mib(e.opts.MaxMemory), mib(used)))
 				}
 			}
@@ -123,6 +123,14 @@ func (e *engine) monitor() {
 			}
 		}
 	}
+}
+
+// clock is when the Timeout's clock started: Options.Start, or the search's start.
+func (e *engine) clock() time.Time {
+	if !e.opts.Start.IsZero() {
+		return e.opts.Start
+	}
+	return e.start
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

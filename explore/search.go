@@ -63,7 +63,7 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	var res *Result
 	switch opts.Search {
 	case Exhaustive:
-		res, err = e.exhaustive()
+		res, err = e.modularOrWhole()
 	case PCT, Random:
 		res, err = e.sample()
 	default:
@@ -214,6 +214,11 @@ func (e *engine) exhaustive() (*Result, error) {
 	_ = runs
 	res.States, res.Transitions = int(states), int(trans)
 	switch {
+	case found != nil && e.c.focus > 0:
+		// A modular machine's hazard: the check runs the whole search
+		// (modular.go), so no counterexample is made here.
+		res.Verdict = Unsafe
+		return res, nil
 	case found != nil:
 		return e.unsafe(res, found, foundBound)
 	case e.reason() != "":

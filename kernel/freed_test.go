@@ -23,7 +23,9 @@ func freedCheck(t *testing.T, file, fn string, args []int64, strategy string, bo
 	require.True(t, ok)
 	sc := explore.Scenario{Strategy: s, CPUs: 2, Tasks: 2, Iterations: 1, Toggles: 2, StackWords: 256, KeepFreed: keep,
 		Image: func() (*kernel.Image, error) { return o.Image, nil }}
-	res, err := explore.Check(sc, explore.Options{Bound: bound})
+	// The counts below are the whole search's (the thread-modular check,
+	// which objects get by default, has its own: modular_test.go).
+	res, err := explore.Check(sc, explore.Options{Bound: bound, Modular: explore.ModularOff})
 	require.NoError(t, err)
 	t.Logf("%s %s keep=%v: %v, %d states", fn, strategy, keep, res.Verdict, res.States)
 	return res

@@ -76,6 +76,14 @@
 // hazards carry typed fields (the operation and its label, a hazard's kind,
 // the stack slot, the error behind a fault), recorded only in Record mode.
 //
+// # Thread-modular machines
+//
+// Config.Focus builds the machine of one worker's thread-modular check
+// (modular.go, which states and proves what it shows): that worker runs
+// the workload, every other worker is a stand-in looping on the text's
+// schedule() hook, a run ends when the focus worker and the patcher have
+// exited, and a worker's store outside its own stack is a fault.
+//
 // # Memoized stretches
 //
 // RunLocal remembers long thread-local stretches (memo.go): in an

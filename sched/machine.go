@@ -106,6 +106,12 @@ type Config struct {
 	// executes each memoized one for real as well, and a difference ends
 	// the run without a verdict, saying so.
 	NoMemo, MemoAll, MemoCheck bool
+	// Focus, when positive, builds the machine of a thread-modular check
+	// (modular.go): worker Focus-1 runs the workload and every other
+	// worker is a stand-in, a task that loops on schedule(). Such a
+	// machine has no task symmetry, and a worker's store outside its own
+	// stack is a fault that ends the run (the check's premise is broken).
+	Focus int
 }
 
 func (c *Config) defaults() {
@@ -492,6 +498,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		k.reset(int8(t), img.Entry, m.stackTop(t))
 		m.enqueue(int8(t))
 	}
+	if err := m.initStandIns(); err != nil {
+		return nil, err
+	}
 	// Boot: ftrace_init() puts every site into its disabled form before
 	// anything runs.
 	for _, s := range prog.Boot {
@@ -564,7 +573,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	m.initMemo()
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
-	st.symmetric = !cfg.NoSymmetry && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
+	st.symmetric = !cfg.NoSymmetry && cfg.Focus == 0 && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
 	return m, nil
 }
 

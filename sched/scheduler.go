@@ -91,7 +91,7 @@ func (m *Machine) exit(c int8, t int8) {
 
 func (m *Machine) checkDone() {
 	for t := 0; t <= int(m.patcher); t++ {
-		if m.tasks[t].State != Exited {
+		if m.tasks[t].State != Exited && !m.standIn(int8(t)) {
 			return
 		}
 	}

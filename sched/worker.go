@@ -140,6 +140,10 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		if m.readOnly(a, 1) || m.readOnly(a+uint64(size)-1, 1) {
 			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
 		}
+		if m.cfg.Focus > 0 {
+			m.sharedStore(a, size) // modular.go
+			return nil
+		}
 		before := m.stackWindows(off, size)
 		m.sharedOK, m.dataWritten, m.dataOK = false, true, false
 		for i := 0; i < size; i++ {
@@ -701,7 +705,9 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 				Text: fmt.Sprintf("tracer: %s called from %s", nameOr(m.img.Name(ip), fmt.Sprintf("%#x", ip)), nameOr(m.img.Name(parent), fmt.Sprintf("%#x", parent)))})
 		}
 	case kernel.HookSchedule:
-		k.setPC(t, pc+m.shape.hookLen)
+		if !m.standIn(t) { // a stand-in loops on schedule() (modular.go)
+			k.setPC(t, pc+m.shape.hookLen)
+		}
 		m.event(Event{Kind: EvYield, CPU: int(c), Task: int(t), PC: pc, Text: "schedule(): voluntary switch"})
 		m.leave(c, true)
 		m.enqueue(t)

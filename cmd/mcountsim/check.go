@@ -62,6 +62,7 @@ type checkFlags struct {
 	progress                 bool
 	noSymmetry               bool
 	por                      bool
+	modular                  string
 }
 
 func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
@@ -111,6 +112,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.StringVar(&f.exchange, "exchange", "", "with --shard: a `DIR` all shards share, run at the same time; each shard then expands only the states it owns")
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")
 		fs.BoolVar(&f.noSymmetry, "no-symmetry", false, "do not merge states that differ only by a permutation of the worker tasks (a slower search, the same verdict)")
+		fs.StringVar(&f.modular, "modular", "auto", "thread-modular check: each worker searched against the patcher with the other workers as stand-ins, where no worker stores outside its stack (any other outcome than SAFE runs the whole search): auto (for --object), on or off")
 		fs.BoolVar(&f.por, "por", false, "sleep sets of commuting visible steps: take one order of two options of different CPUs that commute (fewer steps, the same verdict, counterexample and states; usually no faster)")
 	}
 	set, status, ok := parseFlagsOnly(fs, args, stdout, fmt.Sprintf("Usage: mcountsim %s [flags]\n\nFlags:\n", cmd), checkExamples, "", fail)
@@ -342,6 +344,11 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	opts = explore.Options{Bound: explore.BoundOption(f.bound), MaxStates: f.maxStates, Timeout: f.timeout, NoSymmetry: f.noSymmetry, POR: f.por}
 	if err := searchFlags(f, set, &opts); err != nil {
 		return sc, opts, err
+	}
+	if f.modular != "" {
+		if opts.Modular, err = explore.ParseModular(f.modular); err != nil {
+			return sc, opts, fmt.Errorf("--modular: %v", err)
+		}
 	}
 	switch strings.TrimSpace(f.maxMemory) {
 	case "":

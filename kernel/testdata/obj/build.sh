@@ -94,6 +94,12 @@ build arm64-pfe2-jumplabel.o $A64 $A64K -fpatchable-function-entry=2 jumplabel.c
 build rv-atomic-jumplabel.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 jumplabel.c
 # thunks.c (issue 21): the retpoline and return thunks of x86-64 kernels.
 build x86-fentry-thunks.o $X86 $X86K -fno-pie -pg -mfentry -mindirect-branch=thunk-extern -mfunction-return=thunk-extern thunks.c
+# loops.c (issue 21): traced callees in loops, for the thread-modular
+# check (sched/modular.go), and stores to a shared global.
+build arm-loops.o $ARM -fno-pie -marm -march=armv5te -pg loops.c
+build x86-fentry-loops.o $X86 $X86K -fno-pie -pg -mfentry loops.c
+build arm64-pfe2-loops.o $A64 $A64K -fpatchable-function-entry=2 loops.c
+build rv-atomic-loops.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 loops.c
 # bti.c (issue 21): -mbranch-protection (CONFIG_ARM64_BTI_KERNEL's flags):
 # "bti c" before the entry NOPs, between the CALL_OPS literal and them, or
 # none (a static function only called directly); pacentry.s: paciasp as

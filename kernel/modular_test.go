@@ -1,0 +1,143 @@
+package kernel_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/kernel"
+	"github.com/mcountsim/mcountsim/patch"
+)
+
+// loopsFixtures are loops.c's objects (testdata/obj/build.sh) with the
+// SAFE and UNSAFE strategies of their layouts (RISC-V's era-3 layout has
+// no unsafe built-in).
+var loopsFixtures = []struct{ file, arch, safe, unsafe string }{
+	{"arm-loops.o", "arm", "jmp-over", "nop-nop"},
+	{"x86-fentry-loops.o", "x86", "text-poke-bp", "plain-write"},
+	{"arm64-pfe2-loops.o", "arm64", "arm64-nop-bl", "arm64-both-sm"},
+	{"rv-atomic-loops.o", "riscv64", "rv-atomic", ""},
+}
+
+// objectCheck checks file's c under strategy at the CLI's defaults.
+func objectCheck(t *testing.T, file, strategy string, c call, opts explore.Options) *explore.Result {
+	t.Helper()
+	path := filepath.Join(objDir, file)
+	o, err := kernel.LoadObject(path, kernel.ObjectConfig{Function: c.fn, Args: c.args})
+	require.NoError(t, err)
+	st, ok := patch.Lookup(o.Image.Arch, strategy)
+	require.True(t, ok, strategy)
+	sc := explore.Scenario{Arch: o.Image.Arch, Strategy: st, StackWords: 1024, Image: func() (*kernel.Image, error) { return o.Image, nil },
+		ObjectFile: path, Function: c.fn, Args: c.args}
+	res, err := explore.Check(sc, opts)
+	require.NoError(t, err)
+	return res
+}
+
+// loops.c returns what it returns under qemu-user, run alone.
+func TestLoopsReturns(t *testing.T) {
+	calls := []struct {
+		c    call
+		want int32
+	}{
+		{call{"l_classify", []int64{7, 40}}, 855},
+		{call{"l_fib", []int64{10}}, 55},
+		{call{"l_shared", []int64{3}}, 3},
+	}
+	for _, fx := range loopsFixtures {
+		var nat map[string]int32
+		if haveTools(t, "the values qemu returned", fx.arch) {
+			var cs []call
+			for _, c := range calls {
+				cs = append(cs, c.c)
+			}
+			nat = native(t, fx.arch, "loopsharness.c", fx.file, cs, nil)
+		}
+		for _, c := range calls {
+			got, returned, _, m := runObject(t, fx.file, fx.safe, c.c)
+			require.Empty(t, m.Hazards(), "%s %v", fx.file, c.c)
+			require.True(t, returned, "%s %v never returned", fx.file, c.c)
+			require.Equal(t, c.want, got, "%s %v", fx.file, c.c)
+			if nat != nil {
+				require.Equal(t, c.want, nat[fx.file+" "+c.c.String()], "%s %v natively", fx.file, c.c)
+			}
+		}
+	}
+}
+
+// The thread-modular check (sched/modular.go), which object checks use by
+// default, against the whole search on calls small enough for both: the
+// same verdict; an UNSAFE one with the whole search's counterexample; a
+// SAFE one decided by the modular check where the workers store nothing
+// outside their stacks, and by the whole search, with its exact counts,
+// where they store to a global (l_shared).
+func TestModularAgreesOnObjects(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a minute of search; run without -short and -race")
+	}
+	calls := []call{{"l_classify", []int64{7, 3}}, {"l_fib", []int64{4}}, {"l_shared", []int64{2}}}
+	for _, fx := range loopsFixtures {
+		for _, c := range calls {
+			for _, st := range []string{fx.safe, fx.unsafe} {
+				if st == "" {
+					continue
+				}
+				if c.fn == "l_shared" && st == fx.safe && fx.arch != "arm" && fx.arch != "x86" {
+					continue // 10-40 s of the whole search, twice
+				}
+				t.Run(fmt.Sprintf("%s/%v/%s", fx.file, c, st), func(t *testing.T) {
+					// One search worker: the counts compared below.
+					whole := objectCheck(t, fx.file, st, c, explore.Options{Modular: explore.ModularOff, Workers: 1})
+					got := objectCheck(t, fx.file, st, c, explore.Options{Workers: 1})
+					require.NotEqual(t, explore.Incomplete, whole.Verdict, whole.Reason)
+					require.Equal(t, whole.Verdict, got.Verdict)
+					if st == fx.unsafe {
+						require.Equal(t, explore.Unsafe, whole.Verdict)
+						assert.Equal(t, whole.Schedule, got.Schedule)
+						assert.Equal(t, whole.Hazard.Kind, got.Hazard.Kind)
+						assert.False(t, got.Space.Modular)
+						return
+					}
+					require.Equal(t, explore.Safe, whole.Verdict)
+					if c.fn == "l_shared" {
+						assert.False(t, got.Space.Modular, "a store to l_total: the whole search decides")
+						assert.Equal(t, []int{whole.States, whole.Transitions, whole.Runs}, []int{got.States, got.Transitions, got.Runs})
+						return
+					}
+					assert.True(t, got.Space.Modular)
+					t.Logf("modular %d states, whole %d", got.States, whole.States)
+				})
+			}
+		}
+	}
+}
+
+// A traced callee called 40 times, and a traced recursion of 177 calls,
+// per worker and iteration: decided SAFE by the modular check, whose
+// state counts are exact (they do not depend on the workers), where the
+// whole search needs more than ten times as many states (it is cut
+// there: INCOMPLETE). The unsafe strategies are UNSAFE, by the whole
+// search.
+func TestModularDecidesLoops(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("seconds of search; run without -short and -race")
+	}
+	for _, v := range []struct {
+		c      call
+		states int
+	}{{call{"l_classify", []int64{7, 40}}, 22910}, {call{"l_fib", []int64{10}}, 46890}} {
+		got := objectCheck(t, "arm-loops.o", "jmp-over", v.c, explore.Options{})
+		require.Equal(t, explore.Safe, got.Verdict, got.Reason)
+		require.True(t, got.Space.Modular)
+		t.Logf("%v: %d states", v.c, got.States)
+		require.Equal(t, v.states, got.States)
+		cut := objectCheck(t, "arm-loops.o", "jmp-over", v.c, explore.Options{Modular: explore.ModularOff, MaxStates: 10 * got.States})
+		require.Equal(t, explore.Incomplete, cut.Verdict)
+		bad := objectCheck(t, "arm-loops.o", "nop-nop", v.c, explore.Options{})
+		require.Equal(t, explore.Unsafe, bad.Verdict)
+	}
+}

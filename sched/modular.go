@@ -1,0 +1,130 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/mcountsim/mcountsim/kernel"
+)
+
+// Thread-modular checks (issue 21): one worker at a time against the
+// patcher, the other workers replaced by stand-ins.
+//
+// Why. When a function calls a traced function in a loop, every pass of
+// every worker through that site is a branching point while the patcher
+// may still write it, and where each store falls among worker 1's passes
+// and among worker 2's passes are independent choices: an exact search
+// holds about (passes of worker 1) x (passes of worker 2) states per
+// patcher position, and no partial-order reduction merges them (each
+// fetch conflicts with the store). But when the workers cannot affect
+// each other except through the scheduler, a hazard of worker f depends
+// only on f, the patcher and the CPUs: the other workers' positions are
+// irrelevant to it, and f can be checked alone, in a machine whose other
+// workers do nothing but give the scheduler what any worker could.
+//
+// The modular machine of worker f (Config.Focus = f+1) is the machine of
+// the check with one change: every worker but f is a stand-in. A stand-in
+// starts at the schedule() hook of the text and stays there: each time it
+// runs it fetches and executes that hook's instruction, a voluntary
+// context switch, and resumes at the same address (for (;;) schedule();).
+// It can be preempted wherever it runs, as any task with preemption on,
+// it never exits, and it has no site, no store and no result. A run ends
+// when f and the patcher have exited (checkDone). Nothing else differs:
+// the CPUs, the run queue, the preemption bound, the patcher's program
+// and its waits are those of the check.
+//
+// Premise: no worker stores outside its own stack. Then a worker's
+// registers, stack, shadow stack and results depend only on its own steps,
+// on text and the patcher's data (which the patcher alone writes), and on
+// its CPU's view of text; each detector reads only the state of the task
+// it watches (detect, the hazards of worker.go, fetch.go, integrity.go,
+// results.go, scratch.go and badcall.go all name one task). The tracer
+// kernel, whose per-CPU counters and thread_info stores every worker
+// shares, has no modular machine (New refuses one).
+//
+// Claim: under the premise, every run R of the check's machine with a
+// hazard of worker f within preemption bound b projects to a run of f's
+// modular machine with the same hazard within bound b. The projection
+// keeps every step of f, of the patcher and of the CPUs' stoppers, IPIs
+// and views, and replaces each other worker w by its stand-in s:
+//   - while w is on CPU c, s is on c (picked where w was picked); where w
+//     is preempted, s is preempted by the same action (the same count);
+//     where w switches voluntarily or exits, s executes its hook (a
+//     voluntary switch, as w's); after w's exit s stays in the run queue
+//     and is never picked again, so a CPU that idled in R idles here (not
+//     picking is always an option: another CPU steps instead);
+//   - w's instructions are dropped. They wrote only w's stack (the
+//     premise), which no other task reads (a load from another task's
+//     stack faults), and they changed no CPU state another task observes:
+//     a synchronizing instruction or exception return of w only refreshes
+//     c's view of text, and a staler view only adds choices (a CPU with a
+//     stale view may still fetch the newest bytes: tickMatters);
+//   - what w did to the scheduler and the patcher, s allows as well:
+//     synchronize_sched() waits for a context switch on each CPU, which s's
+//     switches and preemptions give where w's did (leave); a
+//     synchronize_rcu_tasks() grace period that started while w lived waits
+//     for its voluntary switch, which s makes where w made it (exit
+//     included); after w's exit a grace period waits for s as well, which
+//     s gives by being picked by a free CPU and switching (a CPU is free
+//     there: the patcher's, which blocked; the steps taken do not touch f
+//     or the patcher); w inside the int3 handler delays text_poke_bp's
+//     bp_off, takes no IPI and cannot be preempted, while s never is in
+//     the handler: the modular machine only has the more freedom.
+// So f's steps read the same values in the projection (its state, text,
+// the site histories, its CPU's view) and its detectors fire alike. A
+// check in which no modular machine of any worker has a hazard within
+// bound b therefore has none: SAFE. The premise itself is checked the same
+// way: the first store outside a stack in a run of the check, by worker f,
+// ends a prefix in which the premise held, whose projection is a run of
+// f's modular machine making that store, where it is a fault (Store). So a
+// check whose modular machines all finish without a hazard satisfies the
+// premise. A hazard of a modular machine may not be one of the check (a
+// stand-in switches where no worker could): explore then runs the whole
+// search, whose counterexample replays on the check's own machine.
+//
+// Every worker has its own modular machine: two workers differ in their
+// stacks' addresses, which code may compute with in ways that do not
+// commute with moving the stack (symmetry.go), so one worker's check does
+// not stand for another's.
+
+// standIn reports whether worker t is a stand-in of a modular machine.
+func (m *Machine) standIn(t int8) bool {
+	return m.cfg.Focus > 0 && t != int8(m.cfg.Focus-1) && t < m.patcher
+}
+
+// initStandIns starts every stand-in at the text's schedule() hook.
+func (m *Machine) initStandIns() error {
+	f := m.cfg.Focus
+	if f == 0 {
+		return nil
+	}
+	if f < 0 || f > m.cfg.Tasks {
+		return fmt.Errorf("%w: focus worker %d of %d", ErrConfig, f-1, m.cfg.Tasks)
+	}
+	if m.img.Tracer != nil {
+		return fmt.Errorf("%w: the tracer kernel has no thread-modular machine (its workers share per-CPU counters)", ErrConfig)
+	}
+	at := uint64(0)
+	for _, h := range m.img.Hooks {
+		if h.Kind == kernel.HookSchedule {
+			at = h.Addr
+			break
+		}
+	}
+	if at == 0 {
+		return fmt.Errorf("%w: the text has no schedule() hook for a stand-in", ErrConfig)
+	}
+	for t := range m.cfg.Tasks {
+		if m.standIn(int8(t)) {
+			m.core.reset(int8(t), at, m.stackTop(t))
+		}
+	}
+	return nil
+}
+
+// sharedStore is a worker's store outside its own stack in a modular
+// machine: the premise of the modular check is broken, and the run ends
+// with a fault so that the check runs the whole search instead.
+func (m *Machine) sharedStore(a uint64, size int) {
+	t := m.cur
+	m.fault(int8(m.tasks[t].CPU), t, m.core.pc(t), fmt.Sprintf("a store of %d bytes at %#x, outside the task's stack: the workers are not independent, and a thread-modular check does not apply", size, a))
+}
