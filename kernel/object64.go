@@ -123,9 +123,10 @@ func (ls siteLayouts) of(s objfile.Site, code []byte) (string, bool) {
 // Linux's ftrace finds there. Before -fpatchable-function-entry=2's NOPs
 // arch/arm64/kernel/ftrace.c's ftrace_call_adjust takes rec->ip to be the
 // second NOP whatever precedes it: a BTI of any kind (gcc and clang emit
-// "bti c") or PACIASP/PACIBSP, which also land calls. Between the CALL_OPS literal
-// and the entry NOPs (=4,2: callOps) it skips the word only when
-// aarch64_insn_is_bti holds (bti, bti c, bti j, bti jc: HINT #32-#38, even).
+// "bti c") or PACIASP/PACIBSP, which also land calls. Between the
+// CALL_OPS literal and the entry NOPs (=4,2: callOps) it skips the word
+// only when aarch64_insn_is_bti holds (bti, bti c, bti j, bti jc: HINT
+// #32, #34, #36, #38).
 func landingPad(w uint32, callOps bool) bool {
 	if w&^0xc0 == uint32(arm64.Hint(32)) { // aarch64_insn_is_bti: the mask 0xffffff3f
 		return true
