@@ -305,6 +305,9 @@ type Space struct {
 	// Frontier is the number of subtrees the exhaustive search split the
 	// last bound it searched into (the unit of parallel work and of shards).
 	Frontier int `json:"frontier,omitempty"`
+	// Found says how an UNSAFE check's counterexample was found when not
+	// by the exhaustive search's bounds in order (modular.go: hunt).
+	Found string `json:"found,omitempty"`
 	// Coverage says what was covered when a budget ran out.
 	Coverage string `json:"coverage,omitempty"`
 	// The tracer kernel's part (tracer.go): the tracer, the functions it

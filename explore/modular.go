@@ -3,6 +3,8 @@ package explore
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcountsim/mcountsim/sched"
 )
 
 // Modular selects the thread-modular check (Options.Modular).
@@ -77,19 +79,59 @@ func (e *engine) modularOrWhole() (*Result, error) {
 	if !e.modular() {
 		return e.exhaustive()
 	}
-	res, err := e.modularCheck()
+	res, hazard, err := e.modularCheck()
 	if err != nil || res != nil {
 		return res, err
+	}
+	if hazard {
+		if res, err := e.hunt(); err != nil || res != nil {
+			return res, err
+		}
 	}
 	return e.exhaustive()
 }
 
+// huntRuns is how many random runs of the check's machine hunt makes;
+// huntSalt separates their seeds from a random search's.
+const (
+	huntRuns = 256
+	huntSalt = 0x6d6f64756c6172
+)
+
+// hunt looks for a hazard of the check's own machine with random runs,
+// after a modular machine met one: when a hazard is there, such runs
+// reach it in few tries where the whole search would first exhaust the
+// lower bounds, whose states grow with the product of the workers'
+// passes. A run that reaches one is minimized and replayed like any
+// counterexample (engine.unsafe); the lower bounds are not searched, so
+// the result does not claim the fewest preemptions. Nil when no run
+// reached a hazard: the whole search then decides.
+func (e *engine) hunt() (*Result, error) {
+	opts := e.opts
+	root, err := e.c.machine(false, !opts.Reduction.por())
+	if err != nil {
+		return nil, err
+	}
+	s := &sampler{root: root, m: &sched.Machine{}, bound: opts.bound()}
+	for i := 0; i < huntRuns && e.reason() == ""; i++ {
+		hit := s.run(opts.Seed^huntSalt, uint64(i))
+		e.trans.Add(int64(s.m.Steps()))
+		if !hit {
+			continue
+		}
+		res := &Result{Mode: "check", Space: space(e.sc, opts), Runs: i + 1, Transitions: int(e.trans.Load())}
+		res.Space.Found = fmt.Sprintf("the thread-modular check met a hazard; random run %d of the check's own machine (%d steps in all) reached this one, then minimized; the bounds below its preemptions were not searched", i+1, e.trans.Load())
+		return e.unsafe(res, append([]int32(nil), s.path...), opts.bound())
+	}
+	return nil, nil
+}
+
 // modularCheck searches every worker's modular machine in turn. It
 // returns the SAFE result, the INCOMPLETE one of a budget used up, or nil
-// when the whole search must decide.
-func (e *engine) modularCheck() (*Result, error) {
+// when the whole search must decide (hazard: a modular machine met one).
+func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 	sc, opts := e.sc, e.opts
-	res := &Result{Mode: "check", Space: space(sc, opts)}
+	res = &Result{Mode: "check", Space: space(sc, opts)}
 	for f := 0; f < sc.Tasks; f++ {
 		mc := *e.c
 		mc.focus = f + 1
@@ -97,7 +139,7 @@ func (e *engine) modularCheck() (*Result, error) {
 		r, err := me.exhaustive()
 		me.close()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		res.States += r.States
 		res.Transitions += r.Transitions
@@ -117,9 +159,9 @@ func (e *engine) modularCheck() (*Result, error) {
 			res.Space.Coverage = fmt.Sprintf("thread-modular check of worker %d of %d: %s", f, sc.Tasks, r.Space.Coverage)
 			res.Reason = fmt.Sprintf("%s: %s", me.reason(), res.Space.Coverage)
 			res.Space.Description = describe(res)
-			return res, nil
+			return res, false, nil
 		}
-		return nil, nil
+		return nil, r.Verdict == Unsafe, nil
 	}
 	res.Verdict = Safe
 	res.Space.Exhaustive = true
@@ -127,7 +169,7 @@ func (e *engine) modularCheck() (*Result, error) {
 	res.Space.Reduction = modularReduction + reductionText(opts, false)
 	res.Space.Modular = true
 	res.Space.Description = describe(res)
-	return res, nil
+	return res, false, nil
 }
 
 // budgetGone reports whether the modular search me stopped because the

@@ -22,7 +22,7 @@ func modularOnly(t *testing.T, sc Scenario, opts Options) *Result {
 	e := newEngine(c, opts, time.Now())
 	defer e.close()
 	require.True(t, e.modular(), "the modular check applies")
-	res, err := e.modularCheck()
+	res, _, err := e.modularCheck()
 	require.NoError(t, err)
 	return res
 }
@@ -69,9 +69,28 @@ func TestModularAgreesOnBuiltins(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, whole.Verdict, got.Verdict)
 				if whole.Verdict == Unsafe {
-					assert.Equal(t, whole.Schedule, got.Schedule, "the counterexample is the whole search's")
+					requireCounterexample(t, sc, whole, got)
 				}
 			})
 		}
 	}
+}
+
+// requireCounterexample checks got, an UNSAFE result of Check, against
+// whole, the whole search's: the same hazard kind, and a schedule that
+// replays on the check's own machine to that hazard. Without the hunt
+// (Space.Found) it is the whole search's counterexample itself.
+func requireCounterexample(t *testing.T, sc Scenario, whole, got *Result) {
+	t.Helper()
+	require.Equal(t, Unsafe, got.Verdict)
+	require.Equal(t, whole.Hazard.Kind, got.Hazard.Kind)
+	if got.Space.Found == "" {
+		require.Equal(t, whole.Schedule, got.Schedule, "the counterexample is the whole search's")
+		return
+	}
+	require.LessOrEqual(t, got.Preemptions, got.Space.Bound)
+	rep, err := Replay(sc, got.Schedule, Options{Bound: got.Space.Bound})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Hazard, "the hunted schedule replays to a hazard")
+	require.Equal(t, *got.Hazard, *rep.Hazard)
 }

@@ -1,6 +1,7 @@
 // Package isa holds what every instruction set mcountsim executes has in
 // common: how control left an executed instruction (Flow), the memory an
-// instruction sees (Bus), the error sentinels and the one fault type that
+// instruction sees (Bus), a processor's exclusive monitor and the Bus
+// that holds it (Monitor, ExclusiveBus), the error sentinels and the one fault type that
 // wraps them, and where a leaf's Run, its loop of plain instructions,
 // stopped (Stop).
 //
@@ -155,4 +156,60 @@ type Stop struct {
 	// table holds no instruction (the other fields are the previous
 	// instruction's, which needs no attention).
 	Missing bool
+}
+
+// Monitor is one processing element's local exclusive monitor (ARMv7 ARM
+// A3.4, ARMv8 ARM B2.9) or LR/SC reservation (RISC-V unprivileged spec
+// §13.2, "Zalrsc"): open, or exclusive for the Size bytes at Addr. A
+// load-exclusive (ldrex, ldxr, lr) marks the bytes it loads; a
+// store-exclusive (strex, stxr, sc) stores only if the monitor still marks
+// exactly the bytes it stores, and opens it either way; clrex opens it.
+// Who else opens it (a context switch, an exception return, another
+// processor's store to the marked bytes) is the machine's business: the
+// ISA packages see one processor.
+type Monitor struct {
+	Addr  uint64
+	Size  uint8
+	Armed bool
+}
+
+// Mark makes m exclusive for the size bytes at addr.
+func (m *Monitor) Mark(addr uint64, size int) {
+	*m = Monitor{Addr: addr, Size: uint8(size), Armed: true}
+}
+
+// Check reports whether m marks exactly the size bytes at addr (a
+// store-exclusive there may store) and opens m.
+func (m *Monitor) Check(addr uint64, size int) bool {
+	ok := m.Armed && m.Addr == addr && int(m.Size) == size
+	*m = Monitor{}
+	return ok
+}
+
+// Overlaps reports whether m is armed and marks a byte of the size bytes
+// at addr.
+func (m *Monitor) Overlaps(addr uint64, size int) bool {
+	return m.Armed && addr < m.Addr+uint64(m.Size) && m.Addr < addr+uint64(size)
+}
+
+// ExclusiveBus is a Bus that holds the exclusive monitor of the processor
+// executing through it. The exclusive loads and stores of every ISA
+// package reach their monitor through it; on a Bus without one they fail
+// with ErrUnsupported.
+type ExclusiveBus interface {
+	Bus
+	// Monitor returns the executing processor's monitor.
+	Monitor() *Monitor
+}
+
+// errNoMonitor is the error of an exclusive access on a Bus with no monitor.
+var errNoMonitor = Detail("exclusive access on a bus with no exclusive monitor", ErrUnsupported)
+
+// MonitorOf returns the monitor of bus, or an error wrapping
+// ErrUnsupported when it has none.
+func MonitorOf(bus Bus) (*Monitor, error) {
+	if e, ok := bus.(ExclusiveBus); ok {
+		return e.Monitor(), nil
+	}
+	return nil, errNoMonitor
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/mcountsim/mcountsim/isa/arm64"
@@ -29,9 +30,47 @@ import (
 // strcpy, which gcc calls when it does not expand them (the kernel's
 // lib/string.c), byte loops too.
 
+//
+// And the outline atomics gcc calls by default (-moutline-atomics), for
+// sizes 1, 2, 4 and 8 and the orders relax, acq, rel, acq_rel and sync
+// (libgcc's config/aarch64/lse.S interface):
+//
+//	T __aarch64_casN_ORDER(T expected, T desired, T *p)   the old *p; *p = desired if it was expected
+//	T __aarch64_swpN_ORDER(T v, T *p)                     the old *p; *p = v
+//	T __aarch64_ldaddN_ORDER(T v, T *p)                   the old *p; *p += v (ldclr: &= ~v, ldeor: ^= v, ldset: |= v)
+//
+// libgcc's helpers use the LSE instruction (casal, ldaddal, …) when the
+// CPU has it and an LL/SC loop when not; the CPU modelled has no LSE, so
+// these are the loops: a load-exclusive of *p (LDAXR for the acquire
+// orders), the new value, a store-exclusive (STLXR for the release
+// orders), and back to the load while it fails; cas leaves the loop
+// without a store when the value differs. They use x15-x17 besides the
+// arguments, as libgcc's do (AAPCS64's scratch registers). sync is
+// acq_rel's code: in this sequentially consistent machine the orders
+// change nothing but the encoding.
+
 // a64HelperNames are the helpers LinkObject links as code for arm64.
-var a64HelperNames = []string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset",
-	"strlen", "strnlen", "memcmp", "strcmp", "strncmp", "strchr", "memchr", "strcpy"}
+var a64HelperNames = append([]string{"__popcountdi2", "__paritydi2", "__ashlti3", "__ashrti3", "__lshrti3", "memcpy", "memmove", "memset",
+	"strlen", "strnlen", "memcmp", "strcmp", "strncmp", "strchr", "memchr", "strcpy"}, a64AtomicNames()...)
+
+// a64AtomicOps and a64AtomicOrders name the outline atomics.
+var (
+	a64AtomicOps    = []string{"cas", "swp", "ldadd", "ldclr", "ldeor", "ldset"}
+	a64AtomicOrders = []string{"relax", "acq", "rel", "acq_rel", "sync"}
+)
+
+// a64AtomicNames lists the outline atomics, __aarch64_<op><size>_<order>.
+func a64AtomicNames() []string {
+	var n []string
+	for _, op := range a64AtomicOps {
+		for _, size := range []int{1, 2, 4, 8} {
+			for _, o := range a64AtomicOrders {
+				n = append(n, fmt.Sprintf("__aarch64_%s%d_%s", op, size, o))
+			}
+		}
+	}
+	return n
+}
 
 // IsARM64Helper reports whether name is one of the arm64 run-time helpers
 // that LinkObject links as real A64 code rather than as a stub.
@@ -235,6 +274,49 @@ func a64HelperCode() []a64Item {
 	w(arm64.LdrbPost(x4, x1, 1), arm64.StrbPost(x4, x3, 1))
 	cbnz(x4, ".scpy")
 	w(ret)
+
+	// The outline atomics (see above): LL/SC loops.
+	const x15, x16, x17 = arm64.X15, arm64.X16, arm64.X17
+	for _, op := range a64AtomicOps {
+		for _, size := range []int{1, 2, 4, 8} {
+			for oi, o := range a64AtomicOrders[:4] {
+				name := fmt.Sprintf("__aarch64_%s%d_%s", op, size, o)
+				acq, rel := oi == 1 || oi == 3, oi == 2 || oi == 3
+				lab(name)
+				if o == "acq_rel" {
+					lab(fmt.Sprintf("__aarch64_%s%d_sync", op, size))
+				}
+				loop := "." + name
+				switch op {
+				case "cas": // (expected x0, desired x1, p x2)
+					if size < 8 {
+						w(arm64.Ubfx(x17, x0, 0, uint(8*size)))
+					} else {
+						w(arm64.MovReg(x17, x0))
+					}
+					lab(loop)
+					w(arm64.Ldxr(size, x0, x2, acq), arm64.CmpReg(x0, x17))
+					bc(arm64.NE, loop+".done")
+					w(arm64.Stxr(size, x16, x1, x2, rel))
+					cbnz(x16, loop)
+					lab(loop + ".done")
+				case "swp": // (v x0, p x1)
+					w(arm64.MovReg(x16, x0))
+					lab(loop)
+					w(arm64.Ldxr(size, x0, x1, acq), arm64.Stxr(size, x17, x16, x1, rel))
+					cbnz(x17, loop)
+				default: // ld<op> (v x0, p x1)
+					opw := map[string]func(rd, rn, rm int, sh uint8, amount uint) arm64.Word{
+						"ldadd": arm64.AddReg, "ldclr": arm64.BicReg, "ldeor": arm64.EorReg, "ldset": arm64.OrrReg}[op]
+					w(arm64.MovReg(x16, x0))
+					lab(loop)
+					w(arm64.Ldxr(size, x0, x1, acq), opw(x17, x0, x16, lsl, 0), arm64.Stxr(size, x15, x17, x1, rel))
+					cbnz(x15, loop)
+				}
+				w(ret)
+			}
+		}
+	}
 	return c
 }
 

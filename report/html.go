@@ -190,27 +190,6 @@ type expectedSlot struct {
 	Note string `json:"note"`
 }
 
-type stepState struct {
-	Step    int         `json:"step"`
-	Summary string      `json:"summary"`
-	CPUs    []string    `json:"cpus"`
-	Tasks   []taskState `json:"tasks"`
-	Sites   []siteWord  `json:"sites"`
-}
-
-type taskState struct {
-	Name  string `json:"name"`
-	State string `json:"state"`
-	Where string `json:"where"`
-}
-
-type siteWord struct {
-	Where   string `json:"where"`
-	Bytes   string `json:"bytes"`
-	Writer  string `json:"writer"`
-	Changed bool   `json:"changed"`
-}
-
 const (
 	idle    = -1
 	stopper = -2
@@ -357,7 +336,7 @@ func buildPage(sc explore.Scenario, opts explore.Options, res *explore.Result, r
 			r.Cells[c] = cell{Class: cl, Label: label}
 		}
 		for t := 0; t <= run.Tasks; t++ {
-			r.Cells[run.CPUs+t] = cell{Class: "st-" + tl.task[t]}
+			r.Cells[run.CPUs+t] = cell{Class: "st-" + tl.tasks[t].State}
 			if t < run.Tasks && !active[t] {
 				r.Cells[run.CPUs+t].Class += " lane-idle"
 			}

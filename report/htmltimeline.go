@@ -15,8 +15,7 @@ type timeline struct {
 	run   *explore.Run
 	cpu   []int // task on each CPU, idle or stopper
 	shown []int // the task last labelled in each CPU lane
-	task  []string
-	where []string
+	tasks []taskState
 
 	span, spanKind     string
 	spanStart, spanEnd bool
@@ -31,6 +30,15 @@ type timeline struct {
 	showSite map[int]bool
 }
 
+// taskState is a task as the timeline follows it and as the page's state
+// panel shows it at a step: its name, its state (runnable, running,
+// preempted, blocked, exited) and where it is.
+type taskState struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Where string `json:"where"`
+}
+
 // A page lists at most maxSiteStates site states (steps times sites) in
 // full, and otherwise the words of maxPageSites sites.
 const (
@@ -39,13 +47,12 @@ const (
 )
 
 func newTimeline(run *explore.Run) *timeline {
-	tl := &timeline{run: run, cpu: make([]int, run.CPUs), shown: make([]int, run.CPUs),
-		task: make([]string, run.Tasks+1), where: make([]string, run.Tasks+1)}
+	tl := &timeline{run: run, cpu: make([]int, run.CPUs), shown: make([]int, run.CPUs), tasks: make([]taskState, run.Tasks+1)}
 	for c := range tl.cpu {
 		tl.cpu[c], tl.shown[c] = idle, idle
 	}
-	for t := range tl.task {
-		tl.task[t] = "runnable"
+	for t := range tl.tasks {
+		tl.tasks[t] = taskState{Name: taskName(run, t), State: "runnable"}
 	}
 	img := run.Image
 	for _, s := range img.Sites {
@@ -85,7 +92,7 @@ func (tl *timeline) applyWrites(step int) {
 // state at where.
 func (tl *timeline) move(c, run, t int, state, where string) {
 	tl.cpu[c] = run
-	tl.task[t], tl.where[t] = state, where
+	tl.tasks[t].State, tl.tasks[t].Where = state, where
 }
 
 func (tl *timeline) apply(e sched.Event) {
@@ -101,9 +108,9 @@ func (tl *timeline) apply(e sched.Event) {
 		tl.move(e.CPU, idle, t, "runnable", e.Where)
 	case sched.EvExit:
 		tl.cpu[e.CPU] = idle
-		tl.task[t] = "exited"
+		tl.tasks[t].State = "exited"
 	case sched.EvExec:
-		tl.where[t] = e.Where
+		tl.tasks[t].Where = e.Where
 	case sched.EvPatch:
 		switch e.Op {
 		case "stop_machine":
@@ -122,18 +129,17 @@ func (tl *timeline) apply(e sched.Event) {
 				tl.cpu[c] = idle
 			}
 		}
-		tl.task[tl.run.Tasks] = "runnable"
-		tl.where[tl.run.Tasks] = "stop_machine() returned"
+		p := &tl.tasks[tl.run.Tasks]
+		p.State, p.Where = "runnable", "stop_machine() returned"
 		tl.closeSpan()
 	case sched.EvWaitDone:
-		if tl.task[tl.run.Tasks] == "blocked" {
-			tl.task[tl.run.Tasks] = "runnable"
-			tl.where[tl.run.Tasks] = e.Text
+		if p := &tl.tasks[tl.run.Tasks]; p.State == "blocked" {
+			p.State, p.Where = "runnable", e.Text
 		}
 		tl.closeSpan()
 	}
 	if e.Kind == sched.EvPatch && e.Text == "patcher done" {
-		tl.task[t] = "exited"
+		tl.tasks[t].State = "exited"
 	}
 }
 
@@ -156,6 +162,25 @@ func (tl *timeline) endRow() {
 	tl.spanStart = false
 }
 
+// siteWord is one word of a site (x86: a whole site) at a step: its
+// bytes, the writes that put them there, and whether that step changed it.
+type siteWord struct {
+	Where   string `json:"where"`
+	Bytes   string `json:"bytes"`
+	Writer  string `json:"writer"`
+	Changed bool   `json:"changed"`
+}
+
+// stepState is the machine as of the end of a step, as the page's state
+// panel shows it.
+type stepState struct {
+	Step    int         `json:"step"`
+	Summary string      `json:"summary"`
+	CPUs    []string    `json:"cpus"`
+	Tasks   []taskState `json:"tasks"`
+	Sites   []siteWord  `json:"sites"`
+}
+
 // state is the machine as of the end of step: what each CPU runs, where
 // each task is, and the bytes of every site word with their writers.
 func (tl *timeline) state(step int, summary string) stepState {
@@ -163,9 +188,7 @@ func (tl *timeline) state(step int, summary string) stepState {
 	for _, c := range tl.cpu {
 		st.CPUs = append(st.CPUs, bandName(tl.run, c))
 	}
-	for t := range tl.task {
-		st.Tasks = append(st.Tasks, taskState{Name: taskName(tl.run, t), State: tl.task[t], Where: tl.where[t]})
-	}
+	st.Tasks = append([]taskState(nil), tl.tasks...)
 	clear(tl.changed)
 	tl.applyWrites(step)
 	img := tl.run.Image

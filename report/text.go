@@ -112,6 +112,8 @@ func Searched(res *explore.Result) string {
 	}
 	counts := fmt.Sprintf("%d branching states, %d steps, %d distinct end states", res.States, res.Transitions, res.Runs)
 	switch {
+	case res.Verdict == explore.Unsafe && sp.Found != "":
+		return sp.Found + red
 	case res.Verdict == explore.Unsafe && sp.BoundsDone == 0:
 		return fmt.Sprintf("the hazard was met in bound 0, the first searched (a bound cut short by a hazard is not counted)%s", red)
 	case res.Verdict == explore.Unsafe:

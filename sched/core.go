@@ -75,6 +75,12 @@ type core interface {
 	// but its task's registers, its stack and immutable text (data says
 	// whether the image has shared data segments).
 	localInst(data bool) bool
+	// exclusive reports whether the current instruction is a
+	// load-exclusive, a store-exclusive or a clear-exclusive (ARM ldrex,
+	// strex, clrex; arm64 ldxr, stxr, clrex; RISC-V lr, sc): it reads or
+	// writes its CPU's exclusive monitor, which other CPUs' stores clear
+	// (monitor.go), so it is never thread-local, whatever its address.
+	exclusive() bool
 	// markPlain remembers the current instruction as plain at off (its
 	// bytes can never change, it has no hook and lies outside every
 	// site), so that the fast paths run it without decoding.

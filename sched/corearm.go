@@ -6,7 +6,6 @@ import (
 	"github.com/mcountsim/mcountsim/isa"
 	"github.com/mcountsim/mcountsim/isa/arm"
 	"github.com/mcountsim/mcountsim/kernel"
-	"golang.org/x/arch/arm/armasm"
 )
 
 // armShape: A32 instructions are aligned words; whole-word loads into lr or
@@ -58,7 +57,7 @@ func (k *armCore) decode(pc uint64, b []byte) (int, error) {
 	return 4, err
 }
 
-func (k *armCore) syncs() bool { return k.cur != nil && k.cur.Fam == armasm.ISB }
+func (k *armCore) syncs() bool { return k.cur != nil && k.cur.IsISB() }
 
 // cmodxOK: ARMv7 ARM A3.5.4 lists B, BL, NOP (the hint e320f000, not mov
 // r0,r0), BKPT, SVC, HVC and SMC.
@@ -86,6 +85,8 @@ func armRegs(r *arm.Regs, _ isa.Stop) (pc, next, sp uint64) {
 func (k *armCore) disasm(m *Machine, pc uint64) string {
 	return arm.Disasm(k.cur, uint32(pc), func(a uint32) string { return m.img.Name(uint64(a)) })
 }
+
+func (k *armCore) exclusive() bool { return k.cur != nil && k.cur.IsExclusive() }
 
 func (k *armCore) localInst(bool) bool {
 	// Loads and stores through any base but sp and pc may reach shared

@@ -91,6 +91,7 @@ func (k *arm64Core) disasm(m *Machine, pc uint64) string {
 
 // localInst: loads and stores through any base but sp, and literals, may
 // reach shared data.
+func (k *arm64Core) exclusive() bool     { return k.cur != nil && k.cur.IsExclusive() }
 func (k *arm64Core) localInst(bool) bool { return k.cur == nil || arm64.StackOrLiteral(k.cur) }
 
 func (k *arm64Core) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }

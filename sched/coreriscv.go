@@ -66,8 +66,6 @@ func (k *riscvCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 		h.u64(rb.v(v))
 	}
 	h.u64(rb.v(r.PC))
-	h.u64(b2u(r.Reserved) | uint64(r.ResSize)<<8)
-	h.u64(rb.v(r.ResAddr))
 	return h, rb
 }
 
@@ -110,6 +108,7 @@ func (k *riscvCore) disasm(m *Machine, pc uint64) string { return riscv.Disasm(k
 
 // localInst: loads, stores and atomics through any base but sp may reach
 // shared data (RISC-V has no literal pools); fence.i is visible.
+func (k *riscvCore) exclusive() bool     { return k.cur != nil && k.cur.IsExclusive() }
 func (k *riscvCore) localInst(bool) bool { return k.cur == nil || riscv.StackOrLiteral(k.cur) }
 
 func (k *riscvCore) markPlain(off uint64) { k.st.tab.mark(off, &k.cur.Resolved) }

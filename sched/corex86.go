@@ -103,6 +103,10 @@ func x86Regs(r *x86.Regs, s isa.Stop) (pc, next, sp uint64) {
 
 func (k *x86Core) disasm(m *Machine, pc uint64) string { return x86.Disasm(k.cur, pc, m.img.Name) }
 
+// exclusive: x86 has no exclusive monitor (its atomics are locked
+// read-modify-writes).
+func (k *x86Core) exclusive() bool { return false }
+
 func (k *x86Core) localInst(data bool) bool {
 	// rip-relative operands may reach shared data.
 	return x86.StackOrLiteral(k.cur) && !(data && x86.RIPRelative(k.cur))

@@ -76,6 +76,26 @@
 // hazards carry typed fields (the operation and its label, a hazard's kind,
 // the stack slot, the error behind a fault), recorded only in Record mode.
 //
+// # Exclusive monitors
+//
+// Load- and store-exclusive (ARM ldrex/strex, arm64 ldxr/stxr, RISC-V
+// lr/sc) execute in the ISA packages against the executing CPU's
+// isa.Monitor, which the Machine hands them as an isa.ExclusiveBus
+// (monitor.go). The machine clears a CPU's monitor on every context
+// switch on it and on exception entry and return there (Linux's exception
+// return paths do, and an arm64 ERET does by itself: monitor.go cites
+// them), and every monitor that marks a byte another CPU (or the patcher)
+// stores. An armed monitor so always belongs to the task running on its
+// CPU, and the hash files it with that task. The granule is the marked
+// bytes (the smallest the architectures allow); an SC fails only when the
+// architecture says it must, and no spurious failure is offered (in the
+// compilers' LL/SC loops a failure only retries: monitor.go). Exclusive
+// instructions are never thread-local: the local classifier makes them
+// visible whatever their address (own stack included), their footprint
+// is a store to their bytes, and so they are never memo-safe. DMB and DSB
+// order nothing in this sequentially consistent machine and run as
+// no-ops; ISB synchronizes its CPU's instruction fetch (model.md §1a).
+//
 // # Thread-modular machines
 //
 // Config.Focus builds the machine of one worker's thread-modular check
@@ -104,7 +124,9 @@
 //     it is a load or store that reaches only t's own stack or loads a
 //     read-only or quiet page (classLoad, local in this state). Not
 //     memo-safe: classFetch steps (they read bytes the patcher writes),
-//     classTI steps (the tracer's thread_info), hooks and site passes.
+//     classTI steps (the tracer's thread_info), hooks and site passes,
+//     and the exclusive accesses (classVisible wherever they point: they
+//     read and write the CPU's monitor).
 //     The memo is consulted only under the plain loop's own conditions (no
 //     Record, no result recording, no open site pass, no tracer) and while
 //     the run has no hazard.

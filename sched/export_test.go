@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcountsim/mcountsim/isa"
 )
 
 // Canonical reports whether m's hash is the one up to task symmetry (not
@@ -225,3 +227,18 @@ func SumsHold(m *Machine) bool {
 	c.initViewSums()
 	return c.dsum == m.dsum && c.vsum == m.vsum
 }
+
+// DataBytes returns the n bytes of data at addr (nil outside data).
+func (m *Machine) DataBytes(addr uint64, n int) []byte {
+	off, ok := m.dataOff(addr, n)
+	if !ok {
+		return nil
+	}
+	return append([]byte(nil), m.data[off:off+uint64(n)]...)
+}
+
+// MonitorOfCPU returns CPU c's exclusive monitor.
+func (m *Machine) MonitorOfCPU(c int) isa.Monitor { return m.mon[c] }
+
+// ClearMonitorOfCPU opens CPU c's monitor as a context switch does.
+func (m *Machine) ClearMonitorOfCPU(c int) { m.clearMonitor(int8(c)) }

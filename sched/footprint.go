@@ -25,6 +25,10 @@ import "github.com/mcountsim/mcountsim/kernel"
 //     Bytes a store may write may hold a breakpoint, whose exception
 //     synchronizes the CPU's view where the ISA says so: such a fetch
 //     reads all of text.
+//   - An exclusive access (ldrex/strex, ldxr/stxr, lr/sc) counts as a
+//     store to its bytes wherever they are, its own stack included: it
+//     reads or writes its CPU's monitor, which any other CPU's store to
+//     those bytes clears (monitor.go).
 //   - schedule() (a worker's yield): its task goes to the run queue, its
 //     CPU is free; the grace periods' bookkeeping it updates (a bit per CPU
 //     and per task, cleared, and the patcher woken by the last) commutes
@@ -198,6 +202,22 @@ func (m *Machine) runFootprint(c, t int8) Footprint {
 		// Bytes a store may write may hold a breakpoint: taking the
 		// exception synchronizes the CPU's view.
 		own.readsText(m)
+	}
+	if m.core.exclusive() {
+		// The monitor is shared state: the access is a store to its
+		// bytes whatever they are (own stack included), a load-exclusive
+		// too, since it marks them (monitor.go).
+		a, n, _, ok := m.core.memAddr(m, t, pc)
+		if !ok || n <= 0 || a+uint64(n) < a || a&uint64(n-1) != 0 {
+			return global // a fault
+		}
+		if lo, hi := m.stackRange(t); !(a >= lo+kernel.TISize && a+uint64(n) <= hi) {
+			if _, ok := m.dataOff(a, n); !ok || m.readOnly(a, 1) || m.readOnly(a+uint64(n)-1, 1) {
+				return global // a fault, thread_info, another stack, text or read-only data
+			}
+		}
+		own.Lo, own.Hi, own.Store = a, a+uint64(n), true
+		return own
 	}
 	if m.core.localInst(len(m.st.dataAt) > 0) {
 		return own

@@ -94,6 +94,7 @@ func (m *Machine) applyIRQ(a Action) {
 		m.tr.irqs++
 	}
 	m.closePass(c, t)
+	m.clearMonitor(c) // taking the interrupt (monitor.go)
 	tc, ok := m.core.(tracerCore)
 	if !ok {
 		m.fault(c, t, m.pcOf(t), "interrupts are modelled on arm only")
@@ -120,6 +121,7 @@ func (m *Machine) applyIRQ(a Action) {
 
 // irqReturn is svc_exit: restore the registers __irq_svc was entered with.
 func (m *Machine) irqReturn(c, t int8) {
+	m.clearMonitor(c) // svc_exit's dummy strex (monitor.go)
 	tc := m.core.(tracerCore)
 	pad := tc.irqExit(m, t)
 	if pad>>8 == kernel.IRQNMI {

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/mcountsim/mcountsim/detect"
+	"github.com/mcountsim/mcountsim/isa"
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
@@ -222,10 +223,15 @@ type Machine struct {
 	shDig    [2]uint64
 	sharedOK bool
 
-	cpus  [MaxCPUs]CPU
-	tasks []Task // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
-	runq  [MaxTasks]int8
-	nrunq int8
+	cpus [MaxCPUs]CPU
+	// The CPUs' exclusive monitors and which of them an exclusive
+	// access reached (monitor.go).
+	mon     [MaxCPUs]isa.Monitor
+	monOn   uint16
+	monNone isa.Monitor // Monitor's answer outside a CPU (never armed for long)
+	tasks   []Task      // the workers and the patcher (cfg.Tasks+1: copying a clone copies only these)
+	runq    [MaxTasks]int8
+	nrunq   int8
 
 	patcher int8 // index of the patcher task (== cfg.Tasks)
 	pop     int  // next patcher op
@@ -844,6 +850,9 @@ func (m *Machine) write(s Store, transition int, cpu int, label string) {
 	if m.floor != nil {
 		m.ownStore(cpu, off, len(s.Bytes), id)
 	}
+	if m.monOn != 0 {
+		m.clearRemote(-1, s.Addr, len(s.Bytes)) // monitor.go
+	}
 	if m.cfg.Record {
 		m.writes = append(m.writes, Write{ID: id, Step: m.steps, CPU: cpu, Transition: transition, Label: label, Store: s})
 	}
@@ -1161,6 +1170,10 @@ func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	tk := &m.tasks[t]
 	*h, *rb = m.core.hashTask(*h, t, *rb)
 	h.u64(uint64(tk.State)<<8 | b2u(tk.InTrap)<<16 | b2u(tk.Preempted)<<17)
+	if mon, ok := m.monitorOf(t); ok { // its CPU's exclusive monitor (monitor.go)
+		h.u64(rb.v(mon.Addr))
+		h.u64(uint64(mon.Size) | 0x6d6f6e<<8)
+	}
 	if tk.link.on {
 		h.u64(rb.v(tk.link.val) ^ rb.v(tk.link.from)<<1 ^ uint64(tk.link.src)<<56)
 	}

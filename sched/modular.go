@@ -26,8 +26,9 @@ import (
 // starts at the schedule() hook of the text and stays there: each time it
 // runs it fetches and executes that hook's instruction, a voluntary
 // context switch, and resumes at the same address (for (;;) schedule();).
-// It can be preempted wherever it runs, as any task with preemption on,
-// it never exits, and it has no site, no store and no result. A run ends
+// It is never preempted (its voluntary switch, which it may make at any
+// of its steps, does what a preemption would: below), it never exits,
+// and it has no site, no store and no result. A run ends
 // when f and the patcher have exited (checkDone). Nothing else differs:
 // the CPUs, the run queue, the preemption bound, the patcher's program
 // and its waits are those of the check.
@@ -47,16 +48,29 @@ import (
 // keeps every step of f, of the patcher and of the CPUs' stoppers, IPIs
 // and views, and replaces each other worker w by its stand-in s:
 //   - while w is on CPU c, s is on c (picked where w was picked); where w
-//     is preempted, s is preempted by the same action (the same count);
-//     where w switches voluntarily or exits, s executes its hook (a
-//     voluntary switch, as w's); after w's exit s stays in the run queue
-//     and is never picked again, so a CPU that idled in R idles here (not
-//     picking is always an option: another CPU steps instead);
+//     leaves c, preempted, switching voluntarily or exiting, s executes
+//     its hook, a voluntary switch, and c then picks what R's switch put
+//     there (the task a preemption chose, or the stopper); after w's exit
+//     s stays in the run queue and is never picked again, so a CPU that
+//     idled in R idles here (not picking is always an option: another
+//     CPU steps instead). The projection makes no preemption R does not
+//     (those of w are gone), so it is within R's bound;
+//   - a voluntary switch differs from a preemption in three ways, each of
+//     which only adds runs: it counts no preemption; it is a quiescent
+//     state of synchronize_rcu_tasks() for s (where w's preemption was
+//     none), so a grace period may end earlier, which only makes the
+//     patcher runnable earlier (being runnable forces nothing: the CPUs
+//     may pick other tasks, s included, until R's patcher runs); and s
+//     does not resume through an exception return, which would
+//     synchronize c's view of text (a staler view only adds choices:
+//     below). The same holds for the extra switches s makes when it is
+//     picked where R's CPU idled or s stands for an exited w;
 //   - w's instructions are dropped. They wrote only w's stack (the
 //     premise), which no other task reads (a load from another task's
 //     stack faults), and they changed no CPU state another task observes:
 //     a synchronizing instruction or exception return of w only refreshes
-//     c's view of text, and a staler view only adds choices (a CPU with a
+//     c's view of text, and an exclusive monitor w armed on c is cleared
+//     when w leaves c (monitor.go), before any other task runs there, and a staler view only adds choices (a CPU with a
 //     stale view may still fetch the newest bytes: tickMatters);
 //   - what w did to the scheduler and the patcher, s allows as well:
 //     synchronize_sched() waits for a context switch on each CPU, which s's
@@ -68,7 +82,11 @@ import (
 //     there: the patcher's, which blocked; the steps taken do not touch f
 //     or the patcher); w inside the int3 handler delays text_poke_bp's
 //     bp_off, takes no IPI and cannot be preempted, while s never is in
-//     the handler: the modular machine only has the more freedom.
+//     the handler: the modular machine only has the more freedom. A
+//     timer tick that R's machine offers only while a synchronize_sched()
+//     waits (tickMatters) is a quiescent state and a synchronization of
+//     the CPU's view; where the projection's grace period has already
+//     ended it offers none, and the tick's two effects are moot there.
 // So f's steps read the same values in the projection (its state, text,
 // the site histories, its CPU's view) and its detectors fire alike. A
 // check in which no modular machine of any worker has a hazard within

@@ -2,6 +2,7 @@ package sched
 
 // switchTo puts task t (or the stopper) on free CPU c.
 func (m *Machine) switchTo(c int8, t int8) {
+	m.clearMonitor(c) // monitor.go
 	cpu := &m.cpus[c]
 	if t == Stopper {
 		cpu.Stopper = true
@@ -35,6 +36,7 @@ func (m *Machine) switchTo(c int8, t int8) {
 // leave takes the current task off CPU c: a context switch on c.
 // voluntary says whether the task gave the CPU up itself.
 func (m *Machine) leave(c int8, voluntary bool) {
+	m.clearMonitor(c) // a context switch (monitor.go)
 	cpu := &m.cpus[c]
 	t := cpu.Cur
 	cpu.Cur = -1

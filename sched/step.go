@@ -222,7 +222,9 @@ func (m *Machine) OptionsWithin(buf []Action, bound int) []Action {
 }
 
 func (m *Machine) preemptible(t int8) bool {
-	if m.cfg.Preempt != PreemptFull || m.tr.on && !m.preemptOK(t) {
+	if m.cfg.Preempt != PreemptFull || m.tr.on && !m.preemptOK(t) || m.standIn(t) {
+		// A stand-in switches voluntarily wherever it runs, which
+		// covers its preemptions (modular.go).
 		return false
 	}
 	// The patcher spinning for sync_core IPIs has preemption disabled; a
@@ -264,6 +266,7 @@ func (m *Machine) Apply(a Action) {
 		m.preemptions++
 		if a.Task == t {
 			m.event(Event{Kind: EvPreempt, CPU: int(c), Task: int(t), PC: m.pcOf(t), Text: "a timer interrupt; schedule() picks the same task"})
+			m.clearMonitor(c) // the exception return (monitor.go)
 			if m.shape.excSync {
 				m.syncCPU(c, "a timer interrupt")
 			}

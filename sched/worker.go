@@ -150,6 +150,9 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 		}
 		m.dataStack += m.stackWindows(off, size) - before
+		if m.monOn != 0 {
+			m.clearRemote(m.tasks[m.cur].CPU, a, size) // monitor.go
+		}
 		h := len(m.hazards)
 		if m.ref != nil || m.res != nil {
 			m.resultStore(m.cur, m.core.pc(m.cur), a, size, v) // results.go
@@ -401,6 +404,7 @@ func (m *Machine) execError(c, t int8, pc uint64, err error) {
 // interrupt); the handler itself runs as the task's next step.
 func (m *Machine) enterTrap(c, t int8, pc uint64) {
 	m.closePass(c, t)
+	m.clearMonitor(c) // the exception (monitor.go)
 	m.tasks[t].InTrap = true
 	m.event(Event{Kind: EvInt3, CPU: int(c), Task: int(t), PC: pc, Text: "breakpoint: the CPU enters the handler (interrupts off)"})
 	if m.shape.excSync {
@@ -436,7 +440,9 @@ const (
 // steps in between move before the switch without changing anything another
 // task can see). So Options offers it alone, with no preemption: see the
 // package doc of explore for the soundness argument. Visible are: fetches of
-// bytes that a store may write, the scheduler hooks (schedule, exit), and
+// bytes that a store may write, the scheduler hooks (schedule, exit), the
+// exclusive accesses (whatever their address: a preemption or another
+// CPU's store clears the monitor they read, monitor.go), and
 // loads and stores that may reach memory another task sees (the core
 // decides which: through any base register but the stack pointer and pc,
 // unless, in the current state, they reach only t's own stack or load
@@ -477,6 +483,11 @@ func (m *Machine) local(t int8) bool {
 		case m.core.syncs():
 			// A synchronizing instruction reads the latest text: it
 			// does not commute with the patcher's stores.
+			*cls = classVisible
+		case m.core.exclusive():
+			// An exclusive access reads or writes its CPU's monitor,
+			// which other CPUs' stores and a preemption clear
+			// (monitor.go): visible wherever its address lies.
 			*cls = classVisible
 		case m.mutable(off, n) && !m.cfg.Unreduced:
 			*cls = classFetch
@@ -537,7 +548,7 @@ func (m *Machine) localFetch(t int8, off uint64) bool {
 	}
 	pc := off + m.img.Base
 	n, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
-	if err != nil || m.core.syncs() || !m.finalBytes(off, n) {
+	if err != nil || m.core.syncs() || m.core.exclusive() || !m.finalBytes(off, n) {
 		return false
 	}
 	if m.core.localInst(len(m.st.dataAt) > 0) {

@@ -34,12 +34,20 @@ func (a Access) Format(regName func(uint8) string) string {
 // Bus is a little-endian memory of the bytes in [Lo, Hi) that records
 // every access while Record is set; an access outside faults with
 // isa.ErrMemory ("load 4 bytes at 0x10: memory fault").
+//
+// It is an isa.ExclusiveBus of one processor: Mon is its exclusive
+// monitor, which only that processor's exclusive accesses and clrex
+// change (tests open it by hand to play another processor's store).
 type Bus struct {
 	Lo, Hi uint64
 	Mem    []byte
 	Log    []Access
 	Record bool
+	Mon    isa.Monitor
 }
+
+// Monitor implements isa.ExclusiveBus.
+func (b *Bus) Monitor() *isa.Monitor { return &b.Mon }
 
 // NewBus returns a zeroed Bus over [lo, hi) that records.
 func NewBus(lo, hi uint64) *Bus {

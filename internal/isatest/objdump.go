@@ -2,7 +2,11 @@ package isatest
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // ObjdumpLine is one instruction of objdump -D: its encoding as objdump
@@ -35,4 +39,20 @@ func ParseObjdump(out string, cuts ...string) map[uint64]ObjdumpLine {
 		m[off] = ObjdumpLine{Hex: hex, Text: strings.Join(strings.Fields(text), " ")}
 	}
 	return m
+}
+
+// Objdump disassembles code with the objdump at tool (args select the
+// machine: "-marm", "-maarch64", …) as a raw binary and returns its lines
+// by offset (ParseObjdump with cuts).
+func Objdump(t testing.TB, tool string, args []string, code []byte, cuts ...string) map[uint64]ObjdumpLine {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "code.bin")
+	if err := os.WriteFile(bin, code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tool, append(append([]string{"-D", "-b", "binary"}, args...), bin)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", tool, err, out)
+	}
+	return ParseObjdump(string(out), cuts...)
 }

@@ -130,6 +130,21 @@ const (
 	xUSAT  // A8.8.258, ARMv6: to Imm unsigned bits
 	xPKHBT // A8.8.125, ARMv6: Rn's bottom half, Op2's top half
 	xPKHTB // Rn's top half, Op2's bottom half
+	// The exclusive accesses (A8.8.75-A8.8.78 LDREX, LDREXB, LDREXD,
+	// LDREXH; A8.8.212-A8.8.215 STREX, STREXB, STREXD, STREXH; A8.8.32
+	// CLREX), through the Bus's monitor (isa.ExclusiveBus): a load
+	// marks, a store stores only while the mark holds and writes 0 (it
+	// stored) or 1 (it did not) to Rd; Rt is Rd for a load and Rm for a
+	// store, Rt2 is Ra.
+	xLDREX
+	xLDREXB
+	xLDREXH
+	xLDREXD
+	xSTREX
+	xSTREXB
+	xSTREXH
+	xSTREXD
+	xCLREX
 )
 
 var xops = map[armasm.Op]xop{
@@ -155,6 +170,9 @@ var xops = map[armasm.Op]xop{
 	armasm.PKHBT: xPKHBT, armasm.PKHTB: xPKHTB,
 	armasm.LDM: xMultiple, armasm.LDMDA: xMultiple, armasm.LDMDB: xMultiple, armasm.LDMIB: xMultiple,
 	armasm.STM: xMultiple, armasm.STMDA: xMultiple, armasm.STMDB: xMultiple, armasm.STMIB: xMultiple,
+	armasm.LDREX: xLDREX, armasm.LDREXB: xLDREXB, armasm.LDREXH: xLDREXH, armasm.LDREXD: xLDREXD,
+	armasm.STREX: xSTREX, armasm.STREXB: xSTREXB, armasm.STREXH: xSTREXH, armasm.STREXD: xSTREXD,
+	armasm.CLREX: xCLREX, armasm.DMB: xNop, armasm.DSB: xNop, armasm.ISB: xNop,
 }
 
 // resolve fills the executor's fields of a supported inst.
@@ -360,6 +378,14 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		// effect and no fault whatever the address: gcc's
 		// __builtin_prefetch, the kernel's prefetch() and prefetchw().
 		inst.Fam, inst.Cond = armasm.NOP, AL
+	case armasm.CLREX, armasm.DMB, armasm.DSB, armasm.ISB:
+		// A8.8.32, A8.8.43, A8.8.44, A8.8.54: unconditional and numbered
+		// singly too. The barriers order memory accesses, and this
+		// machine is sequentially consistent: DMB and DSB execute as
+		// no-ops. ISB is a no-op here as well, but the machine treats it
+		// as the context synchronization it is (its instruction fetch:
+		// IsISB).
+		inst.Fam, inst.Cond = ai.Op, AL
 	}
 	args := ai.Args
 	reg := func(i int) (uint8, bool) {
@@ -623,7 +649,10 @@ func compile(ai armasm.Inst, w uint32) Inst {
 		ok = ok1 && cond != 15
 	case armasm.BX, armasm.BLX:
 		inst.Rm, ok = reg(0)
-	case armasm.NOP:
+	case armasm.LDREX, armasm.LDREXB, armasm.LDREXH, armasm.LDREXD,
+		armasm.STREX, armasm.STREXB, armasm.STREXH, armasm.STREXD:
+		ok = compileExclusive(&inst, args)
+	case armasm.NOP, armasm.CLREX, armasm.DMB, armasm.DSB, armasm.ISB:
 	default:
 		ok = false
 	}
@@ -647,10 +676,78 @@ func compile(ai armasm.Inst, w uint32) Inst {
 	return inst
 }
 
+// compileExclusive resolves ldrex{b,h,d} Rt, [Rt2,] [Rn] into Rd, Ra and
+// Rn, and strex{b,h,d} Rd, Rt, [Rt2,] [Rn] into Rd, Rm, Ra and Rn,
+// refusing the UNPREDICTABLE register choices (pc anywhere; a status
+// register that is the base or a transferred one; a doubleword pair that
+// does not start at an even register below lr).
+func compileExclusive(inst *Inst, args armasm.Args) bool {
+	regs := make([]uint8, 0, 4)
+	var mem armasm.Mem
+	for _, a := range args {
+		switch a := a.(type) {
+		case armasm.Reg:
+			if a > armasm.R14 {
+				return false
+			}
+			regs = append(regs, uint8(a))
+		case armasm.Mem:
+			mem = a
+		}
+	}
+	if mem.Mode != armasm.AddrOffset || mem.Sign != 0 || mem.Offset != 0 || mem.Base > armasm.R14 {
+		return false
+	}
+	inst.Mem, inst.Rn = mem, uint8(mem.Base)
+	double := inst.Fam == armasm.LDREXD || inst.Fam == armasm.STREXD
+	load := inst.Fam == armasm.LDREX || inst.Fam == armasm.LDREXB || inst.Fam == armasm.LDREXH || inst.Fam == armasm.LDREXD
+	want := 1
+	if !load {
+		want++
+	}
+	if double {
+		want++
+	}
+	if len(regs) != want {
+		return false
+	}
+	rt := regs[0]
+	if !load {
+		inst.Rd, rt = regs[0], regs[1]
+		if inst.Rd == inst.Rn || inst.Rd == rt || double && inst.Rd == rt+1 {
+			return false
+		}
+		inst.Rm = rt
+	} else {
+		inst.Rd = rt
+	}
+	if double {
+		inst.Ra = regs[len(regs)-1]
+		if rt&1 != 0 || rt == LR || inst.Ra != rt+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// IsISB reports whether inst is an ISB, a context synchronization event
+// (ARMv7 ARM A8.8.54, and model.md §1a): the machine synchronizes the executing
+// CPU's instruction fetch after it.
+func (inst *Inst) IsISB() bool { return inst.Fam == armasm.ISB }
+
+// IsExclusive reports whether inst is a load- or store-exclusive or
+// clrex: an access to the executing CPU's exclusive monitor, which other
+// CPUs' stores clear (a shared access, never a thread-local one).
+func (inst *Inst) IsExclusive() bool { return inst.x >= xLDREX && inst.x <= xCLREX }
+
 // StackOrLiteral reports whether every memory access of inst (if any) goes
 // through sp or pc: a push, a pop, a stack-relative load or store, or a
-// literal-pool load. Instructions without memory operands report true.
+// literal-pool load. Instructions without memory operands report true;
+// the exclusive accesses (IsExclusive) report false whatever their base.
 func StackOrLiteral(inst *Inst) bool {
+	if inst.IsExclusive() {
+		return false
+	}
 	switch inst.Fam {
 	case armasm.LDR, armasm.STR, armasm.LDRB, armasm.STRB, armasm.LDRH, armasm.STRH,
 		armasm.LDRSB, armasm.LDRSH, armasm.LDRD, armasm.STRD,

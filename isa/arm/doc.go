@@ -20,6 +20,19 @@
 // an Inst), instruction after instruction, with data processing inline:
 // the plain loop of package sched; Exec is Run over a table of one.
 //
+// The exclusive accesses (ldrex, strex and their b, h and d forms; clrex)
+// reach the executing processor's monitor through the Bus (an
+// isa.ExclusiveBus; on any other Bus they are isa.ErrUnsupported): a
+// load-exclusive marks its bytes, a store-exclusive stores and writes 0
+// to Rd only while exactly its bytes are marked, else writes 1 and stores
+// nothing, and opens the monitor either way (A8.8.212); they must be
+// aligned (an isa.ErrMemory fault otherwise). Who else clears a monitor
+// (other CPUs' stores, context switches) is package sched's. IsExclusive
+// names them, and StackOrLiteral never calls them thread-local. DMB and
+// DSB execute as no-ops (the machine is sequentially consistent); ISB
+// too, and IsISB tells the machine to synchronize the CPU's instruction
+// fetch after it (model.md §1a).
+//
 // The saturating forms (SSAT, USAT, SMLA<x><y>, SMLAW<y>) set the sticky
 // Q flag on saturation or overflow; Q is not modelled, since nothing gcc
 // emits reads it (MRS is unsupported).

@@ -229,12 +229,84 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint32) (isa.Flow, error) {
 		return loadStore(inst, x, r, bus, next)
 	case xMultiple:
 		return multiple(inst, r, bus, next)
+	case xLDREX, xLDREXB, xLDREXH, xLDREXD, xSTREX, xSTREXB, xSTREXH, xSTREXD, xCLREX:
+		if err := exclusive(inst, x, r, bus); err != nil {
+			return isa.FlowNext, err
+		}
 	default:
 		return isa.FlowNext, isa.ErrUnsupported
 	}
 	r.R[PC] = next
 	return isa.FlowNext, nil
 }
+
+// exclusive executes the exclusive accesses through bus's monitor
+// (isa.ExclusiveBus). A load-exclusive loads and marks its bytes; a
+// store-exclusive stores Rt (Rt2:Rt for strexd, Rt at the lower address)
+// only if the monitor marks exactly its bytes, writes 0 to Rd when it
+// stored and 1 when it did not, and opens the monitor either way
+// (A8.8.212); clrex opens it. An unaligned exclusive access is an
+// alignment fault whatever SCTLR.A says (A3.2.1), an isa.ErrMemory fault
+// here.
+func exclusive(inst *Resolved, x xop, r *Regs, bus isa.Bus) error {
+	mon, err := isa.MonitorOf(bus)
+	if err != nil {
+		return err
+	}
+	if x == xCLREX {
+		*mon = isa.Monitor{}
+		return nil
+	}
+	addr, size := r.R[inst.Rn], exclusiveSize(x)
+	if addr&uint32(size-1) != 0 {
+		return errExclusiveAlign
+	}
+	if x <= xLDREXD {
+		v, err := bus.Load(uint64(addr), size, inst.Rd)
+		if err != nil {
+			return err
+		}
+		mon.Mark(uint64(addr), size)
+		r.R[inst.Rd] = uint32(v)
+		if x == xLDREXD {
+			r.R[inst.Ra] = uint32(v >> 32)
+		}
+		return nil
+	}
+	status := uint32(1)
+	if mon.Check(uint64(addr), size) {
+		v := uint64(r.R[inst.Rm])
+		switch x {
+		case xSTREXB:
+			v &= 0xff
+		case xSTREXH:
+			v &= 0xffff
+		case xSTREXD:
+			v |= uint64(r.R[inst.Ra]) << 32
+		}
+		if err := bus.Store(uint64(addr), size, v, inst.Rm); err != nil {
+			return err
+		}
+		status = 0
+	}
+	r.R[inst.Rd] = status
+	return nil
+}
+
+// exclusiveSize is the access size of an exclusive load or store.
+func exclusiveSize(x xop) int {
+	switch x {
+	case xLDREXB, xSTREXB:
+		return 1
+	case xLDREXH, xSTREXH:
+		return 2
+	case xLDREXD, xSTREXD:
+		return 8
+	}
+	return 4
+}
+
+var errExclusiveAlign = wrapMemory("unaligned exclusive access (an alignment fault)")
 
 var errThumb = wrapUnsupported("interworking branch to Thumb state")
 
@@ -366,18 +438,15 @@ func dataProc(inst *Resolved, x xop, r *Regs, next uint32) (isa.Flow, error) {
 		res = op2
 	case xMVN:
 		res = ^op2
-	case xSUB, xCMP:
-		res, c, v = addWithCarry(rn, ^op2, true)
-	case xRSB:
-		res, c, v = addWithCarry(op2, ^rn, true)
-	case xADD, xCMN:
-		res, c, v = addWithCarry(rn, op2, false)
-	case xADC:
-		res, c, v = addWithCarry(rn, op2, r.C)
-	case xSBC:
-		res, c, v = addWithCarry(rn, ^op2, r.C)
-	case xRSC:
-		res, c, v = addWithCarry(op2, ^rn, r.C)
+	// The arithmetic is AddWithCarry (A2.2.1) of Rn and op2, one of them
+	// inverted for a subtraction; the carry in is APSR.C for ADC, SBC and
+	// RSC, and otherwise what makes the plain sum or difference.
+	case xADD, xCMN, xADC:
+		res, c, v = addWithCarry(rn, op2, x == xADC && r.C)
+	case xSUB, xCMP, xSBC:
+		res, c, v = addWithCarry(rn, ^op2, x != xSBC || r.C)
+	case xRSB, xRSC:
+		res, c, v = addWithCarry(op2, ^rn, x != xRSC || r.C)
 	}
 	write := x < xTST || x > xCMN
 	if write && inst.Rd == PC {
@@ -610,6 +679,8 @@ func MemAddr(inst *Inst, r *Regs) (addr uint32, size int, store, ok bool) {
 			return 0, 0, false, false
 		}
 		return r.R[inst.mBase] + uint32(inst.mStart), 4 * bits.OnesCount16(inst.List), !inst.mLoad, true
+	case xLDREX, xLDREXB, xLDREXH, xLDREXD, xSTREX, xSTREXB, xSTREXH, xSTREXD:
+		return r.R[inst.Rn], exclusiveSize(inst.x), inst.x >= xSTREX, inst.err == nil
 	}
 	return 0, 0, false, false
 }

@@ -38,7 +38,7 @@ func compile(inst *Inst) {
 		}
 	}
 	switch inst.x {
-	case xLoad, xLoadAcq:
+	case xLoad, xLoadAcq, xLoadEx:
 		inst.linkLoad = inst.rd == LR
 	case xLoadPair:
 		inst.linkLoad = inst.rd == LR || inst.ra == LR
@@ -116,6 +116,9 @@ var classOps = [nXops][]arm64asm.Op{
 	xStorePair: {arm64asm.STP},
 	xLoadAcq:   {arm64asm.LDAR, arm64asm.LDARB, arm64asm.LDARH},
 	xStoreRel:  {arm64asm.STLR, arm64asm.STLRB, arm64asm.STLRH},
+	xLoadEx:    {arm64asm.LDXR, arm64asm.LDXRB, arm64asm.LDXRH, arm64asm.LDAXR, arm64asm.LDAXRB, arm64asm.LDAXRH},
+	xStoreEx:   {arm64asm.STXR, arm64asm.STXRB, arm64asm.STXRH, arm64asm.STLXR, arm64asm.STLXRB, arm64asm.STLXRH},
+	xClrex:     {arm64asm.CLREX},
 }
 
 func opIn(op arm64asm.Op, ops []arm64asm.Op) bool {
@@ -365,6 +368,9 @@ func branchSys(inst *Inst, w uint32) bool {
 		return true
 	case w&0xfffff01f == 0xd503301f: // barriers, C6.2.78 DMB, C6.2.80 DSB, C6.2.114 ISB
 		switch bitsAt(w, 5, 3) {
+		case 2: // C6.2.56 CLREX (CRm is ignored)
+			inst.x = xClrex
+			return true
 		case 4:
 			inst.barrier = 3
 		case 5:
@@ -585,17 +591,29 @@ func loadStore(inst *Inst, w uint32) bool {
 		}
 		return true
 	case w&0x3f000000 == 0x08000000: // Load/store exclusive and ordered
-		// LDAR/STLR only: size 001000 1 L 0 11111 1 11111 Rn Rt, C6.2.119, C6.2.308
-		switch w & 0x3ffffc00 {
-		case 0x08dffc00:
+		// size 001000 o2 L o1 Rs o0 Rt2 Rn Rt: LDAR/STLR (C6.2.119,
+		// C6.2.308: o2 1, o1 0, o0 1), and the single-register exclusives
+		// (o2 0, o1 0; o0 the acquire or release form, Rt2 11111; Rs
+		// 11111 for a load, the status register for a store). The pairs
+		// (o1 1) and the LSE CAS forms are not run.
+		inst.size = 1 << (w >> 30)
+		inst.rd, inst.rn, inst.mode = gp(w, 0), sp(w, 5), modeOffset
+		switch {
+		case w&0x3ffffc00 == 0x08dffc00:
 			inst.x = xLoadAcq
-		case 0x089ffc00:
+		case w&0x3ffffc00 == 0x089ffc00:
 			inst.x = xStoreRel
+		case w&0x3fff7c00 == 0x085f7c00:
+			inst.x = xLoadEx
+		case w&0x3fe07c00 == 0x08007c00:
+			inst.x, inst.rm = xStoreEx, gp(w, 16)
+			if inst.rm == inst.rd || inst.rm == inst.rn && inst.rn != rSP {
+				inst.err = isa.Detail("store-exclusive status register is the data or base register (CONSTRAINED UNPREDICTABLE)", isa.ErrUnsupported)
+				return false
+			}
 		default:
 			return false
 		}
-		inst.size = 1 << (w >> 30)
-		inst.rd, inst.rn, inst.mode = gp(w, 0), sp(w, 5), modeOffset
 		return true
 	case w&0x3b000000 == 0x39000000: // Load/store register (unsigned immediate)
 		if !ldstSize(inst, w) {

@@ -137,6 +137,13 @@ const (
 	xStorePair
 	xLoadAcq  // LDAR*: alignment required
 	xStoreRel // STLR*: alignment required
+	// The exclusive accesses (C6.2.135 LDXR, LDXRB, LDXRH and their
+	// acquire forms LDAXR*, C6.2.325 STXR, STXRB, STXRH and the release
+	// forms STLXR*; C6.2.56 CLREX), through the Bus's monitor
+	// (isa.ExclusiveBus): rd is Rt, rm the status register Rs of a store.
+	xLoadEx
+	xStoreEx
+	xClrex
 	nXops
 )
 
@@ -293,6 +300,11 @@ func DisasmWord(pc uint64, w uint32) string {
 // for the executing CPU (ARM ARM B2.3.7 and C6.2.114).
 func (inst *Inst) IsISB() bool { return inst.x == xBarrier && inst.barrier == 1 }
 
+// IsExclusive reports whether inst is a load- or store-exclusive or
+// CLREX: an access to the executing CPU's exclusive monitor, which other
+// CPUs' stores clear (a shared access, never a thread-local one).
+func (inst *Inst) IsExclusive() bool { return inst.x >= xLoadEx && inst.x <= xClrex }
+
 // IsBarrier reports whether inst is ISB, DMB or DSB.
 func (inst *Inst) IsBarrier() bool { return inst.x == xBarrier }
 
@@ -321,6 +333,8 @@ func IsCall(inst *Inst) bool { return inst.x == xBL || inst.x == xBlr }
 // business: see Literal.)
 func StackOrLiteral(inst *Inst) bool {
 	switch inst.x {
+	case xLoadEx, xStoreEx, xClrex:
+		return false // the monitor is shared state (IsExclusive)
 	case xLoad, xStore, xLoadPair, xStorePair, xLoadAcq, xStoreRel:
 		return inst.mode == modeLit || inst.rn == rSP
 	}

@@ -60,8 +60,20 @@
 //     Linux runs), so the Bus sees any address; LDAR/STLR must be aligned;
 //     an access whose base is SP faults unless SP is 16-byte aligned
 //     (SCTLR_EL1.SA = 1, as Linux sets). Faults wrap isa.ErrMemory.
+//   - The exclusives (LDXR, LDAXR, STXR, STLXR and their B and H forms;
+//     CLREX) reach the executing CPU's monitor through the Bus (an
+//     isa.ExclusiveBus; on any other Bus they are isa.ErrUnsupported): a
+//     load-exclusive marks its bytes, a store-exclusive stores and writes
+//     0 to Ws only while exactly its bytes are marked, else writes 1, and
+//     opens the monitor either way; they must be aligned. The pairs
+//     (LDXP/STXP) and the LSE atomics (CAS, LDADD, …: the CPU modelled
+//     has no FEAT_LSE) are unsupported. Package sched clears monitors on
+//     other CPUs' stores and on context switches; (*Inst).IsExclusive
+//     names the exclusives.
 //   - CONSTRAINED UNPREDICTABLE forms (writeback into a transferred
-//     register, LDP with Rt == Rt2) are isa.ErrUnsupported, not guessed.
+//     register, LDP with Rt == Rt2, a store-exclusive whose status
+//     register is its data or base register) are isa.ErrUnsupported, not
+//     guessed.
 //
 // StackOrLiteral and Literal classify memory operands for the partial-order
 // reduction; InCMODXSet is the architecture's concurrent-modification set.

@@ -3,6 +3,7 @@ package arm64
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // Word is one A64 instruction encoding.
@@ -305,6 +306,33 @@ func OrrReg(rd, rn, rm int, sh uint8, amount uint) Word {
 func EorReg(rd, rn, rm int, sh uint8, amount uint) Word {
 	return shifted(0xca000000, rd, rn, rm, sh, amount)
 }
+
+// BicReg is BIC Xd, Xn, Xm{, shift #amount} (C6.2.30): Xn AND NOT Xm.
+func BicReg(rd, rn, rm int, sh uint8, amount uint) Word {
+	return shifted(0x8a200000, rd, rn, rm, sh, amount)
+}
+
+// Ldxr is LDXR Rt, [Xn] of size bytes (1, 2, 4 or 8: LDXRB, LDXRH, LDXR
+// Wt, LDXR Xt; C6.2.135), LDAXR when acquire (C6.2.112); Stxr is STXR Ws,
+// Rt, [Xn] (C6.2.325), STLXR when release (C6.2.312): Ws is 0 when it
+// stored, 1 when not. Register 31 is SP as the base, XZR as Rt.
+func Ldxr(size, rt, rn int, acquire bool) Word {
+	return exclusiveEnc(0x085f7c00, size, rt, rn, acquire)
+}
+func Stxr(size, rs, rt, rn int, release bool) Word {
+	return exclusiveEnc(0x08007c00, size, rt, rn, release) | reg(rs)<<16
+}
+
+func exclusiveEnc(op Word, size, rt, rn int, order bool) Word {
+	w := op | Word(bits.TrailingZeros(uint(size))&3)<<30 | reg(rn)<<5 | reg(rt)
+	if order {
+		w |= 1 << 15
+	}
+	return w
+}
+
+// Clrex is CLREX (C6.2.56): it opens the CPU's exclusive monitor.
+func Clrex() Word { return 0xd5033f5f }
 
 // SubsReg is SUBS Xd, Xn, Xm{, shift #amount} (C6.2.363); CmpReg is its
 // alias CMP Xn, Xm (Xd = XZR).

@@ -101,7 +101,7 @@ func (inst *Resolved) slow(r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 
 var (
 	errSPAlign = isa.Detail("sp alignment fault (SCTLR_EL1.SA: sp not 16-byte aligned as a base)", isa.ErrMemory)
-	errAlign   = isa.Detail("unaligned load-acquire/store-release", isa.ErrMemory)
+	errAlign   = isa.Detail("unaligned exclusive, load-acquire or store-release access", isa.ErrMemory)
 )
 
 func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
@@ -202,6 +202,10 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		return isa.FlowReturn, nil
 	case xLoadAcq, xStoreRel:
 		if err := loadStore1(inst, r, bus, pc); err != nil {
+			return isa.FlowNext, err
+		}
+	case xLoadEx, xStoreEx, xClrex:
+		if err := exclusive(inst, r, bus); err != nil {
 			return isa.FlowNext, err
 		}
 	default:
@@ -506,6 +510,51 @@ func loadStore1(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) error {
 	return nil
 }
 
+// exclusive executes the exclusive accesses through bus's monitor
+// (isa.ExclusiveBus): a load-exclusive loads (zero-extended) and marks
+// its bytes; a store-exclusive stores only if the monitor marks exactly
+// its bytes, writes 0 to Ws when it stored and 1 when it did not, and
+// opens the monitor either way (ARM ARM C6.2.325, B2.9); CLREX opens it.
+// A misaligned exclusive access is an alignment fault (B2.5.2). The
+// acquire and release forms order nothing more in this sequentially
+// consistent machine.
+func exclusive(inst *Resolved, r *Regs, bus isa.Bus) error {
+	mon, err := isa.MonitorOf(bus)
+	if err != nil {
+		return err
+	}
+	if inst.x == xClrex {
+		*mon = isa.Monitor{}
+		return nil
+	}
+	addr, _, err := address(inst, r, 0)
+	if err != nil {
+		return err
+	}
+	size := int(inst.size)
+	if addr&uint64(size-1) != 0 {
+		return errAlign
+	}
+	if inst.x == xLoadEx {
+		v, err := bus.Load(addr, size, busReg(inst.rd))
+		if err != nil {
+			return err
+		}
+		mon.Mark(addr, size)
+		r.set(inst.rd, v)
+		return nil
+	}
+	status := uint64(1)
+	if mon.Check(addr, size) {
+		if err := bus.Store(addr, size, r.get(inst.rd)&sizeMask[size&15], busReg(inst.rd)); err != nil {
+			return err
+		}
+		status = 0
+	}
+	r.set(inst.rm, status)
+	return nil
+}
+
 // sizeMask is the mask of an access of size bytes (indexed size&15).
 var sizeMask = [16]uint64{1: 0xff, 2: 0xffff, 4: 0xffffffff, 8: ^uint64(0)}
 
@@ -557,8 +606,8 @@ func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
 	}
 	n := int(inst.size)
 	switch inst.x {
-	case xLoad, xLoadAcq:
-	case xStore, xStoreRel:
+	case xLoad, xLoadAcq, xLoadEx:
+	case xStore, xStoreRel, xStoreEx:
 		store = true
 	case xLoadPair:
 		n *= 2

@@ -18,6 +18,7 @@ var xopNames = [nXops]string{
 	xCsinv: "csinv", xCsneg: "csneg", xCcmp: "ccmp", xCcmn: "ccmn", xB: "b", xBL: "bl", xBCond: "b.cond",
 	xCbz: "cbz", xCbnz: "cbnz", xTbz: "tbz", xTbnz: "tbnz", xBr: "br", xBlr: "blr", xRet: "ret",
 	xLoad: "ldr", xStore: "str", xLoadPair: "ldp", xStorePair: "stp", xLoadAcq: "ldar", xStoreRel: "stlr",
+	xLoadEx: "ldxr", xStoreEx: "stxr", xClrex: "clrex",
 }
 
 var sizeNames = map[uint8]string{1: "b", 2: "h", 4: "w", 8: "x"}
@@ -36,10 +37,10 @@ func formOf(inst *Inst) string {
 		return "hint"
 	case xBarrier:
 		return [4]string{"", "isb", "dmb", "dsb"}[inst.barrier]
-	case xBrk, xAdr, xAdrp, xB, xBL, xBCond, xBr, xBlr, xRet, xTbz, xTbnz,
+	case xClrex, xBrk, xAdr, xAdrp, xB, xBL, xBCond, xBr, xBlr, xRet, xTbz, xTbnz,
 		xSmaddl, xSmsubl, xUmaddl, xUmsubl, xSmulh, xUmulh:
 		return name
-	case xLoad, xStore, xLoadAcq, xStoreRel, xLoadPair, xStorePair:
+	case xLoad, xStore, xLoadAcq, xStoreRel, xLoadPair, xStorePair, xLoadEx, xStoreEx:
 		s := name + "." + sizeNames[inst.size]
 		if inst.sx != 0 {
 			s += fmt.Sprintf(".s%d", inst.sx)
@@ -47,7 +48,7 @@ func formOf(inst *Inst) string {
 		switch inst.mode {
 		case modeOffset:
 			switch {
-			case x == xLoadAcq || x == xStoreRel || x == xLoadPair || x == xStorePair:
+			case x == xLoadAcq || x == xStoreRel || x == xLoadPair || x == xStorePair || x == xLoadEx || x == xStoreEx:
 			case inst.Word&(1<<24) != 0:
 				s += ".uimm"
 			default:
@@ -111,8 +112,9 @@ func implementedForms() []string {
 	}
 	f = append(f, "ldr.w.lit", "ldr.x.lit", "ldr.w.s64.lit")
 	for _, s := range []string{"b", "h", "w", "x"} {
-		f = append(f, "ldar."+s, "stlr."+s)
+		f = append(f, "ldar."+s, "stlr."+s, "ldxr."+s, "stxr."+s)
 	}
+	f = append(f, "clrex")
 	for _, s := range []string{"ldp.w", "ldp.x", "stp.w", "stp.x", "ldp.w.s64"} {
 		for _, m := range []string{"", ".pre", ".post"} {
 			f = append(f, s+m)

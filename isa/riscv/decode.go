@@ -195,66 +195,58 @@ type opInfo struct {
 	shape uint8
 }
 
-var ops = map[riscv64asm.Op]opInfo{
-	riscv64asm.LUI: {xLUI, shapeU}, riscv64asm.AUIPC: {xAUIPC, shapeU},
-	riscv64asm.JAL: {xJAL, shapeJ}, riscv64asm.JALR: {xJALR, shapeMem},
-	riscv64asm.BEQ: {xBEQ, shapeB}, riscv64asm.BNE: {xBNE, shapeB}, riscv64asm.BLT: {xBLT, shapeB},
-	riscv64asm.BGE: {xBGE, shapeB}, riscv64asm.BLTU: {xBLTU, shapeB}, riscv64asm.BGEU: {xBGEU, shapeB},
-	riscv64asm.LB: {xLB, shapeMem}, riscv64asm.LH: {xLH, shapeMem}, riscv64asm.LW: {xLW, shapeMem},
-	riscv64asm.LD: {xLD, shapeMem}, riscv64asm.LBU: {xLBU, shapeMem}, riscv64asm.LHU: {xLHU, shapeMem},
-	riscv64asm.LWU: {xLWU, shapeMem},
-	riscv64asm.SB:  {xSB, shapeStore}, riscv64asm.SH: {xSH, shapeStore}, riscv64asm.SW: {xSW, shapeStore},
-	riscv64asm.SD:   {xSD, shapeStore},
-	riscv64asm.ADDI: {xADDI, shapeI}, riscv64asm.SLTI: {xSLTI, shapeI}, riscv64asm.SLTIU: {xSLTIU, shapeI},
-	riscv64asm.XORI: {xXORI, shapeI}, riscv64asm.ORI: {xORI, shapeI}, riscv64asm.ANDI: {xANDI, shapeI},
-	riscv64asm.SLLI: {xSLLI, shapeI}, riscv64asm.SRLI: {xSRLI, shapeI}, riscv64asm.SRAI: {xSRAI, shapeI},
-	riscv64asm.ADD: {xADD, shapeR}, riscv64asm.SUB: {xSUB, shapeR}, riscv64asm.SLL: {xSLL, shapeR},
-	riscv64asm.SLT: {xSLT, shapeR}, riscv64asm.SLTU: {xSLTU, shapeR}, riscv64asm.XOR: {xXOR, shapeR},
-	riscv64asm.SRL: {xSRL, shapeR}, riscv64asm.SRA: {xSRA, shapeR}, riscv64asm.OR: {xOR, shapeR},
-	riscv64asm.AND:   {xAND, shapeR},
-	riscv64asm.ADDIW: {xADDIW, shapeI}, riscv64asm.SLLIW: {xSLLIW, shapeI}, riscv64asm.SRLIW: {xSRLIW, shapeI},
-	riscv64asm.SRAIW: {xSRAIW, shapeI},
-	riscv64asm.ADDW:  {xADDW, shapeR}, riscv64asm.SUBW: {xSUBW, shapeR}, riscv64asm.SLLW: {xSLLW, shapeR},
-	riscv64asm.SRLW: {xSRLW, shapeR}, riscv64asm.SRAW: {xSRAW, shapeR},
-	riscv64asm.MUL: {xMUL, shapeR}, riscv64asm.MULH: {xMULH, shapeR}, riscv64asm.MULHSU: {xMULHSU, shapeR},
-	riscv64asm.MULHU: {xMULHU, shapeR}, riscv64asm.DIV: {xDIV, shapeR}, riscv64asm.DIVU: {xDIVU, shapeR},
-	riscv64asm.REM: {xREM, shapeR}, riscv64asm.REMU: {xREMU, shapeR}, riscv64asm.MULW: {xMULW, shapeR},
-	riscv64asm.DIVW: {xDIVW, shapeR}, riscv64asm.DIVUW: {xDIVUW, shapeR}, riscv64asm.REMW: {xREMW, shapeR},
-	riscv64asm.REMUW: {xREMUW, shapeR},
-	riscv64asm.FENCE: {xFence, shapeNone}, riscv64asm.FENCE_I: {xFenceI, shapeNone},
-	riscv64asm.ECALL: {xEcall, shapeNone}, riscv64asm.EBREAK: {xEbreak, shapeNone},
-}
-
-func init() {
-	// The A extension: each op comes in four orderings (none, .aq, .rl,
-	// .aqrl). One hart executing alone sees no difference between them.
-	amo := func(x xop, shape uint8, o ...riscv64asm.Op) {
-		for _, op := range o {
-			ops[op] = opInfo{x, shape}
+// ops maps every riscv64asm op the executor runs to its xop and operand
+// shape. It is built from xnames, so that the two cannot disagree: an op
+// runs as the xop of its name (riscv64asm spells xnames' names in upper
+// case), and an A-extension op also under its three ordering suffixes
+// (.aq, .rl, .aqrl), which one hart executing alone cannot tell apart.
+// Compressed ops never reach it: riscv64asm expands them.
+var ops = func() map[riscv64asm.Op]opInfo {
+	byName := make(map[string]xop, xCount)
+	for x := xUnsupported + 1; x < xCount; x++ {
+		byName[strings.ToUpper(xnames[x])] = x
+	}
+	m := make(map[riscv64asm.Op]opInfo)
+	for op := riscv64asm.Op(1); !strings.HasPrefix(op.String(), "Op("); op++ {
+		name := op.String()
+		x, ok := byName[name]
+		for _, order := range [...]string{".AQ", ".RL", ".AQRL"} {
+			if base, cut := strings.CutSuffix(name, order); cut && !ok {
+				x, ok = byName[base]
+				ok = ok && x >= xLRW && x <= xAMOMAXUD
+			}
+		}
+		if ok {
+			m[op] = opInfo{x, shapeOf(x)}
 		}
 	}
-	amo(xLRW, shapeLR, riscv64asm.LR_W, riscv64asm.LR_W_AQ, riscv64asm.LR_W_RL, riscv64asm.LR_W_AQRL)
-	amo(xLRD, shapeLR, riscv64asm.LR_D, riscv64asm.LR_D_AQ, riscv64asm.LR_D_RL, riscv64asm.LR_D_AQRL)
-	amo(xSCW, shapeAMO, riscv64asm.SC_W, riscv64asm.SC_W_AQ, riscv64asm.SC_W_RL, riscv64asm.SC_W_AQRL)
-	amo(xSCD, shapeAMO, riscv64asm.SC_D, riscv64asm.SC_D_AQ, riscv64asm.SC_D_RL, riscv64asm.SC_D_AQRL)
-	amo(xAMOSWAPW, shapeAMO, riscv64asm.AMOSWAP_W, riscv64asm.AMOSWAP_W_AQ, riscv64asm.AMOSWAP_W_RL, riscv64asm.AMOSWAP_W_AQRL)
-	amo(xAMOADDW, shapeAMO, riscv64asm.AMOADD_W, riscv64asm.AMOADD_W_AQ, riscv64asm.AMOADD_W_RL, riscv64asm.AMOADD_W_AQRL)
-	amo(xAMOXORW, shapeAMO, riscv64asm.AMOXOR_W, riscv64asm.AMOXOR_W_AQ, riscv64asm.AMOXOR_W_RL, riscv64asm.AMOXOR_W_AQRL)
-	amo(xAMOANDW, shapeAMO, riscv64asm.AMOAND_W, riscv64asm.AMOAND_W_AQ, riscv64asm.AMOAND_W_RL, riscv64asm.AMOAND_W_AQRL)
-	amo(xAMOORW, shapeAMO, riscv64asm.AMOOR_W, riscv64asm.AMOOR_W_AQ, riscv64asm.AMOOR_W_RL, riscv64asm.AMOOR_W_AQRL)
-	amo(xAMOMINW, shapeAMO, riscv64asm.AMOMIN_W, riscv64asm.AMOMIN_W_AQ, riscv64asm.AMOMIN_W_RL, riscv64asm.AMOMIN_W_AQRL)
-	amo(xAMOMAXW, shapeAMO, riscv64asm.AMOMAX_W, riscv64asm.AMOMAX_W_AQ, riscv64asm.AMOMAX_W_RL, riscv64asm.AMOMAX_W_AQRL)
-	amo(xAMOMINUW, shapeAMO, riscv64asm.AMOMINU_W, riscv64asm.AMOMINU_W_AQ, riscv64asm.AMOMINU_W_RL, riscv64asm.AMOMINU_W_AQRL)
-	amo(xAMOMAXUW, shapeAMO, riscv64asm.AMOMAXU_W, riscv64asm.AMOMAXU_W_AQ, riscv64asm.AMOMAXU_W_RL, riscv64asm.AMOMAXU_W_AQRL)
-	amo(xAMOSWAPD, shapeAMO, riscv64asm.AMOSWAP_D, riscv64asm.AMOSWAP_D_AQ, riscv64asm.AMOSWAP_D_RL, riscv64asm.AMOSWAP_D_AQRL)
-	amo(xAMOADDD, shapeAMO, riscv64asm.AMOADD_D, riscv64asm.AMOADD_D_AQ, riscv64asm.AMOADD_D_RL, riscv64asm.AMOADD_D_AQRL)
-	amo(xAMOXORD, shapeAMO, riscv64asm.AMOXOR_D, riscv64asm.AMOXOR_D_AQ, riscv64asm.AMOXOR_D_RL, riscv64asm.AMOXOR_D_AQRL)
-	amo(xAMOANDD, shapeAMO, riscv64asm.AMOAND_D, riscv64asm.AMOAND_D_AQ, riscv64asm.AMOAND_D_RL, riscv64asm.AMOAND_D_AQRL)
-	amo(xAMOORD, shapeAMO, riscv64asm.AMOOR_D, riscv64asm.AMOOR_D_AQ, riscv64asm.AMOOR_D_RL, riscv64asm.AMOOR_D_AQRL)
-	amo(xAMOMIND, shapeAMO, riscv64asm.AMOMIN_D, riscv64asm.AMOMIN_D_AQ, riscv64asm.AMOMIN_D_RL, riscv64asm.AMOMIN_D_AQRL)
-	amo(xAMOMAXD, shapeAMO, riscv64asm.AMOMAX_D, riscv64asm.AMOMAX_D_AQ, riscv64asm.AMOMAX_D_RL, riscv64asm.AMOMAX_D_AQRL)
-	amo(xAMOMINUD, shapeAMO, riscv64asm.AMOMINU_D, riscv64asm.AMOMINU_D_AQ, riscv64asm.AMOMINU_D_RL, riscv64asm.AMOMINU_D_AQRL)
-	amo(xAMOMAXUD, shapeAMO, riscv64asm.AMOMAXU_D, riscv64asm.AMOMAXU_D_AQ, riscv64asm.AMOMAXU_D_RL, riscv64asm.AMOMAXU_D_AQRL)
+	return m
+}()
+
+// shapeOf is the operand shape of x's instructions (the xops are grouped
+// by instruction format).
+func shapeOf(x xop) uint8 {
+	switch {
+	case x == xLUI || x == xAUIPC:
+		return shapeU
+	case x == xJAL:
+		return shapeJ
+	case x == xJALR || x >= xLB && x <= xLWU:
+		return shapeMem
+	case x >= xBEQ && x <= xBGEU:
+		return shapeB
+	case x >= xSB && x <= xSD:
+		return shapeStore
+	case x >= xADDI && x <= xSRAI || x >= xADDIW && x <= xSRAIW:
+		return shapeI
+	case x >= xADD && x <= xAND || x >= xADDW && x <= xREMUW:
+		return shapeR
+	case x == xLRW || x == xLRD:
+		return shapeLR
+	case x >= xSCW && x <= xAMOMAXUD:
+		return shapeAMO
+	}
+	return shapeNone // fence, fence.i, ecall, ebreak
 }
 
 // Decode decodes the instruction at the start of b, fetched from pc. b must
@@ -563,12 +555,19 @@ func DisasmBytes(pc uint64, b []byte) string {
 // fetches, so its order against other CPUs' text stores matters.
 // Instructions that fault (undecodable, unsupported) report true: the
 // fault ends the run whatever the other CPUs do.
+//
+// LR and SC report false whatever their base (IsExclusive).
 func StackOrLiteral(inst *Inst) bool {
 	switch x := inst.x; {
-	case x == xFenceI:
+	case x == xFenceI, inst.IsExclusive():
 		return false
 	case x >= xLB && x <= xSD, x >= xLRW && x <= xAMOMAXUD:
 		return inst.Rs1 == SP
 	}
 	return true
 }
+
+// IsExclusive reports whether inst is an LR or an SC: an access to the
+// hart's reservation, which other harts' stores clear (a shared access,
+// never a thread-local one).
+func (inst *Inst) IsExclusive() bool { return inst.x >= xLRW && inst.x <= xSCD }

@@ -22,7 +22,12 @@
 // returns, following the spec's return-address-stack hints (§2.5.1), which is
 // also how the t0-era ftrace trampolines return into the traced function;
 // other jumps and taken branches are branches (see Exec for the exact rules).
-// Inst.IsFenceI marks fence.i, which the machine treats as the hart's
+// LR and SC reach the hart's reservation through the Bus
+// (isa.ExclusiveBus, isa.Monitor; on any other Bus they are
+// isa.ErrUnsupported): package sched clears it on other harts' stores to
+// the reserved bytes and on context switches and trap returns.
+// Inst.IsExclusive names them, and StackOrLiteral never calls them
+// thread-local. Inst.IsFenceI marks fence.i, which the machine treats as the hart's
 // instruction-fetch synchronization point (Ziccif and model.md §1a). Run is
 // the same executor over a table of decodings (Resolved, the executor's
 // part of an Inst), instruction after instruction: the plain loop of

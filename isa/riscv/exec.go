@@ -11,23 +11,14 @@ import (
 // zero whatever X[0] holds, and Exec keeps it zero) and the pc, which holds
 // the address of the instruction about to execute.
 //
-// Reserved and ResAddr, ResSize are the LR/SC reservation of this context
-// (§8.2), with single-hart semantics: an SC succeeds when the most recent
-// LR of this context reserved the same address and size and no SC came in
-// between. The executor does not see other harts' stores. A machine that
-// runs several CPUs must clear Reserved when another CPU writes the
-// reserved bytes, and on a trap return (Linux's entry code does so with a
-// dummy sc "to clear any dangling reservation"); package sched does
-// neither yet (issue 21), so there an SC still succeeds after another
-// task's store to the reserved bytes or after the task was preempted, where
-// a real hart's would fail and its LR/SC loop would try again. No workload
-// of the repository shares an LR/SC location between tasks.
+// The LR/SC reservation is not here: it belongs to the hart, and Exec
+// reaches it through the Bus (isa.ExclusiveBus, isa.Monitor), where the
+// machine that runs several harts clears it when another hart stores to
+// the reserved bytes, on a context switch and on a trap return (package
+// sched).
 type Regs struct {
-	X        [32]uint64
-	PC       uint64
-	Reserved bool
-	ResSize  uint8
-	ResAddr  uint64
+	X  [32]uint64
+	PC uint64
 }
 
 // Exec executes inst, fetched from r.PC, against r and bus. On success PC
@@ -268,6 +259,10 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		if a&uint64(size-1) != 0 {
 			return isa.FlowNext, errMisaligned
 		}
+		mon, err := isa.MonitorOf(bus)
+		if err != nil {
+			return isa.FlowNext, err
+		}
 		m, err := bus.Load(a, size, rd)
 		if err != nil {
 			return isa.FlowNext, err
@@ -275,17 +270,19 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 		if size == 4 {
 			m = sext32(m)
 		}
-		r.Reserved, r.ResAddr, r.ResSize = true, a, uint8(size)
+		mon.Mark(a, size)
 		v = m
 	case xSCW, xSCD:
 		size := 4 << (inst.x - xSCW)
 		if a&uint64(size-1) != 0 {
 			return isa.FlowNext, errMisaligned
 		}
-		ok := r.Reserved && r.ResAddr == a && int(r.ResSize) == size
-		r.Reserved = false
+		mon, err := isa.MonitorOf(bus)
+		if err != nil {
+			return isa.FlowNext, err
+		}
 		v = 1
-		if ok {
+		if mon.Check(a, size) {
 			if size == 4 {
 				b = uint64(uint32(b))
 			}
@@ -402,8 +399,8 @@ func amo(bus isa.Bus, k xop, size int, addr, b uint64, rd, rs2 uint8) (uint64, e
 
 // MemAddr returns the data access inst would make with registers r,
 // without executing it: the address, the number of bytes, and whether it
-// stores; ok is false for an instruction other than a load or store (the
-// atomics included: they are left visible). The partial-order reduction
+// stores; ok is false for an instruction other than a load or store, LR
+// or SC (the AMOs are left visible). The partial-order reduction
 // of package sched asks it whether an access reaches only the task's own
 // stack.
 func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
@@ -415,6 +412,10 @@ func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
 		return r.X[inst.Rs1] + uint64(inst.Imm), loadSize[inst.x-xLB], false, true
 	case xSB, xSH, xSW, xSD:
 		return r.X[inst.Rs1] + uint64(inst.Imm), 1 << (inst.x - xSB), true, true
+	case xLRW, xLRD:
+		return r.X[inst.Rs1], 4 << (inst.x - xLRW), false, true
+	case xSCW, xSCD:
+		return r.X[inst.Rs1], 4 << (inst.x - xSCW), true, true
 	}
 	return 0, 0, false, false
 }

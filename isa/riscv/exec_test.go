@@ -191,11 +191,11 @@ func TestLRSC(t *testing.T) {
 	assert.Equal(t, uint64(1), r.X[A3], "sc without lr fails")
 	assert.Empty(t, bus.LogString(RegName), "a failed sc stores nothing")
 	run(&r, bus, lrd)
-	assert.True(t, r.Reserved)
+	assert.Equal(t, isa.Monitor{Addr: 0x8008, Size: 8, Armed: true}, bus.Mon)
 	run(&r, bus, scd)
 	assert.Equal(t, uint64(0), r.X[A3], "sc after lr succeeds")
 	assert.Equal(t, "L8 0x8008 a0 =0x0; S8 0x8008 a2 =0x99", bus.LogString(RegName))
-	assert.False(t, r.Reserved)
+	assert.False(t, bus.Mon.Armed)
 	run(&r, bus, scd)
 	assert.Equal(t, uint64(1), r.X[A3], "a second sc fails")
 	run(&r, bus, lrd)
@@ -205,7 +205,20 @@ func TestLRSC(t *testing.T) {
 	r.X[A1] = 0x8010
 	run(&r, bus, scd)
 	assert.Equal(t, uint64(1), r.X[A3], "sc to another address fails")
+	r.X[A1] = 0x8008
+	run(&r, bus, lrd)
+	bus.Mon = isa.Monitor{} // what another hart's store to the bytes does (package sched)
+	run(&r, bus, scd)
+	assert.Equal(t, uint64(1), r.X[A3], "sc after the reservation was cleared fails")
+	assert.False(t, bus.Mon.Armed)
+	inst, err := Decode(0, lrd)
+	require.NoError(t, err)
+	_, err = Exec(&inst, &r, noMonitor{bus})
+	assert.ErrorIs(t, err, isa.ErrUnsupported, "lr on a bus with no monitor")
 }
+
+// noMonitor hides a Bus's monitor.
+type noMonitor struct{ isa.Bus }
 
 // TestRVCExpansion decodes every halfword: each RVC instruction must come
 // out as a base instruction of length 2, and the supported ones must be

@@ -94,6 +94,13 @@ build arm64-pfe2-jumplabel.o $A64 $A64K -fpatchable-function-entry=2 jumplabel.c
 build rv-atomic-jumplabel.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 jumplabel.c
 # thunks.c (issue 21): the retpoline and return thunks of x86-64 kernels.
 build x86-fentry-thunks.o $X86 $X86K -fno-pie -pg -mfentry -mindirect-branch=thunk-extern -mfunction-return=thunk-extern thunks.c
+# atomics.c (issue 21): ldrex/strex on ARMv7, the outline atomics and
+# ldaxr/stlxr on arm64, amo* and lr/sc on RISC-V.
+build arm-v7-atomics.o $ARM -fno-pie -marm -march=armv7-a -pg atomics.c
+build arm64-pfe2-atomics.o $A64 $A64K -fpatchable-function-entry=2 atomics.c
+build arm64-pfe2-noola-atomics.o $A64 $A64K -fpatchable-function-entry=2 -mno-outline-atomics atomics.c
+build rv-atomic-atomics.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 atomics.c
+build rv-pfe8-atomics.o $RV $RVK -march=rv64gc -fpatchable-function-entry=4 atomics.c
 # loops.c (issue 21): traced callees in loops, for the thread-modular
 # check (sched/modular.go), and stores to a shared global.
 build arm-loops.o $ARM -fno-pie -marm -march=armv5te -pg loops.c

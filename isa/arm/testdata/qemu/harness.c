@@ -70,7 +70,9 @@ static void gen_shared(uint32_t *c)
 	c[E + 5] = 0xe590d034;                   /* ldr sp, [r0, #52]          */
 	c[E + 6] = 0xe590e038;                   /* ldr lr, [r0, #56]          */
 	c[E + 7] = 0xe8901fff;                   /* ldm r0, {r0-r12}           */
-	c[E + 8] = pcrel(LDR, 15, E + 8, SLOT_TARGET); /* ldr pc, [slot_target] */
+	c[E + 8] = 0xf57ff01f;                   /* clrex: the monitor is open, as
+	                                          * on a fresh isatest.Bus      */
+	c[E + 9] = pcrel(LDR, 15, E + 9, SLOT_TARGET); /* ldr pc, [slot_target] */
 	c[S + 0] = pcrel(STR, 0, S + 0, SLOT_SCRATCH); /* str r0, [slot_scratch] */
 	c[S + 1] = pcrel(LDR, 0, S + 1, SLOT_STATE);   /* ldr r0, [slot_state]   */
 	c[S + 2] = 0xe2800004;                   /* add r0, r0, #4             */

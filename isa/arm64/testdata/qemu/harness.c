@@ -89,6 +89,7 @@ __asm__(
 	"	ldp x26, x27, [x0, #208]\n"
 	"	ldp x28, x29, [x0, #224]\n"
 	"	ldr x30, [x0, #240]\n"
+	"	clrex\n" /* the monitor is open, as on a fresh isatest.Bus */
 	"	br x1\n"
 	".global save_taken\n"
 	"save_taken:\n"
