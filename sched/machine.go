@@ -1216,7 +1216,7 @@ func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	}
 	if m.cfg.Strict {
 		p := &tk.Pass
-		h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<32)
+		h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<48)
 		for _, w := range p.Write {
 			h.u64(uint64(w))
 		}
