@@ -135,15 +135,17 @@ func (h Hazard) String() string {
 	return fmt.Sprintf("%s at step %d, cpu %d, task %d, pc %#x <%s>: %s", h.Kind, h.Step, h.CPU, h.Task, h.PC, h.Where, h.Detail)
 }
 
-// MaxSiteBytes bounds the length of a site.
-const MaxSiteBytes = 16
+// MaxSiteBytes bounds the length of a site: 20 is an arm64 CALL_OPS site
+// built with BTI (the 8-byte ftrace_ops literal, the function's bti c, the
+// two entry words); the others are 16 bytes at most.
+const MaxSiteBytes = 20
 
 // Pass records one pass of a task through a site: which bytes it executed
 // and which write produced each (0 = the compiled bytes).
 type Pass struct {
 	Site  int16
 	Open  bool
-	Seen  uint16               // bit i: byte i was fetched in this pass
+	Seen  uint32               // bit i: byte i was fetched in this pass
 	Write [MaxSiteBytes]uint16 // write id of each fetched byte
 	Bytes [MaxSiteBytes]byte   // the bytes executed
 	Order [MaxSiteBytes]uint8  // fetch order of the instruction starts

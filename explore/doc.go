@@ -191,11 +191,16 @@
 // holds as before. A value is taken for an address in its holder's stack
 // when it lies there (the workloads compute no numbers in the stack area;
 // their stack addresses all come from sp); a state in which some other
-// value near the stacks is held by a worker or lies in data (on a
-// read-only page, in an aligned word: no task stores there, and a byte
-// table's entries can spell such a value astride two of them), which the
-// permutation would have to move with another task, is hashed exactly,
-// tasks by index. Schedules are recorded along the path actually taken,
+// value near the stacks is held by a worker, or data may hold a stack
+// address (a store of a value near the stacks wrote there, or the
+// image's own bytes spell one: on a read-only page in an aligned word
+// only, since no task stores there and a byte table's entries can spell
+// such a value astride two of them), which the permutation would have to
+// move with its task, is hashed exactly, tasks by index (an exited
+// worker by its exit alone, as in the symmetric hash). The bytes of a
+// number a store wrote are no address, whatever they spell with their
+// neighbours (loops.c's l_total = 0x10 after two zero bytes spells the
+// first stack's base). Schedules are recorded along the path actually taken,
 // so a counterexample replays even when it was found through a state that
 // stands for its class; minimization stays exact in length and
 // preemptions, and canonical for one scenario (its run is the first of
@@ -455,7 +460,14 @@
 // kernel they are not quite: a register that loaded thread_info.cpu holds
 // a CPU number, hashed as it is, while the CPUs are renamed, so there the
 // counts (never the verdict or the hazard kinds, since every merge is of
-// states with the same futures) may vary with timing. A hazard stops
+// states with the same futures) may vary with timing. Nor are they where
+// a step leads from a state the task symmetry keys by its class to one
+// hashed exactly (a worker storing its stack address to data): the exact
+// keys of the class's states' successors differ by the permutation
+// (sched/symmetry.go). A number whose bytes spelled a stack address in
+// data did so, until the hash stopped taking it for one: loops.c's
+// l_shared, whose workers store to a global, counted other states with
+// 2 workers than with 1 (TestWorkersSplitAgreeSharedData). A hazard stops
 // the bound at once; which hazard a worker meets first depends on timing,
 // so the counts of an UNSAFE result are those of the bounds finished before
 // it, and the counterexample is made canonical by minimization.

@@ -60,8 +60,10 @@ type Scenario struct {
 	// a real object linked by kernel.BuildObject. Functions and Prologue
 	// are then unused.
 	Image func() (*kernel.Image, error)
-	// StackWords is each task's stack in words (default 64; 128 on
-	// riscv64, whose trampolines save a 288-byte pt_regs).
+	// StackWords is each task's stack in 4-byte words (default 64; 128
+	// on riscv64, whose trampolines save a 288-byte pt_regs; THREAD_SIZE
+	// with a Tracer). mcountsim check gives an --object scenario
+	// ObjectStackWords. See DefaultStackWords.
 	StackWords int
 	// Object names what Image links, for reports ("FILE: FUNCTION(ARGS)").
 	Object string
@@ -81,6 +83,29 @@ type Scenario struct {
 	IRQBound int
 	Lossless bool
 	NMI      bool
+}
+
+// ObjectStackWords is the stack mcountsim check gives each task of an
+// --object scenario (Scenario.ObjectFile) unless --stack-words says
+// otherwise: 4 KiB, for real frames (push {r4-r11, lr}, sub sp; nested
+// calls; the trampoline's own frame), which need more than the built-in
+// text's 64 words.
+const ObjectStackWords = 1024
+
+// DefaultStackWords is the stack s gets when nothing sets StackWords, as
+// mcountsim check gives it: with a tracer, the default THREAD_SIZE's; for
+// an object, ObjectStackWords; 128 words on riscv64; otherwise
+// params.StackWords.Default.
+func (s Scenario) DefaultStackWords() int {
+	switch {
+	case s.Tracer != nil:
+		return 1 << kernel.DefaultThreadShift / 4
+	case s.ObjectFile != "":
+		return ObjectStackWords
+	case s.Arch == kernel.RISCV64:
+		return 128
+	}
+	return params.StackWords.Default
 }
 
 // WithDefaults returns s with every zero field set to its default.
@@ -116,6 +141,9 @@ func (s Scenario) String() string {
 	text := fmt.Sprintf("%d functions", s.Functions)
 	if s.Object != "" {
 		text = "object " + s.Object
+	}
+	if s.StackWords != 0 && s.StackWords != s.DefaultStackWords() {
+		text += fmt.Sprintf(", stack %d words", s.StackWords)
 	}
 	return fmt.Sprintf("%v %s, preempt %v, %d cpus, %d tasks, %d iterations, %d toggles, %s",
 		s.Arch, name, s.Preempt, s.CPUs, s.Tasks, s.Iterations, s.Toggles, text) + s.tracerString()

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
@@ -116,4 +117,38 @@ func TestWorkersSplitCutShort(t *testing.T) {
 	total, _ := strconv.Atoi(m[2])
 	assert.Less(t, done, total)
 	assert.Equal(t, res.Space.Frontier, total)
+}
+
+// The workers of loops.c's l_shared store to the global l_total, which
+// after both calls holds 0x10: with the two zero bytes before it in
+// .data, its bytes spell 0x100000, the first stack's base, astride. Such
+// a window made the state odd (hashed exactly, tasks by index), so the
+// symmetric parent of two states that differ by a permutation had
+// successors with different keys, and which of the two a worker claimed
+// first decided the states counted (124,647 with 1 worker, 125,022 to
+// 125,101 with 2). A number's bytes are no stack address (sched's
+// dataOdd), and the counts are now one for any workers, splitting or not.
+func TestWorkersSplitAgreeSharedData(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("five searches of 117,063 states; run without -race and -short")
+	}
+	o, err := kernel.LoadObject(filepath.Join("..", "kernel", "testdata", "obj", "rv-atomic-loops.o"),
+		kernel.ObjectConfig{Function: "l_shared", Args: []int64{4}, Iterations: 1})
+	require.NoError(t, err)
+	st, ok := patch.Lookup(kernel.RISCV64, "rv-atomic")
+	require.True(t, ok)
+	sc := Scenario{Strategy: st, Iterations: 1, Image: func() (*kernel.Image, error) { return o.Image, nil }}
+	one, err := Check(sc, Options{Workers: 1, Modular: ModularOff})
+	require.NoError(t, err)
+	require.Equal(t, Safe, one.Verdict, one.Reason)
+	assert.Equal(t, []int{117063, 2650700}, []int{one.States, one.Transitions})
+	want := outcomeOf(t, one)
+	for _, c := range []struct {
+		workers int
+		always  bool
+	}{{2, false}, {3, false}, {2, true}, {3, true}} {
+		res, err := Check(sc, Options{Workers: c.workers, Modular: ModularOff, splitAlways: c.always})
+		require.NoError(t, err)
+		assert.Equal(t, want, outcomeOf(t, res), "workers %d, split always %v", c.workers, c.always)
+	}
 }

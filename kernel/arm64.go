@@ -18,6 +18,12 @@ const (
 	// the symbol, which hold the 8-byte ftrace_ops literal, and two at
 	// entry.
 	ARM64PFE42 = "pfe4-2"
+	// With -mbranch-protection=bti or standard, a function that may be
+	// called indirectly starts with "bti c" before the entry NOPs: the
+	// pfe2 site is then at entry+4, and a pfe4-2 site spans the literal,
+	// the bti c (its Gap) and the two entry words (LinkObject; Build lays
+	// out no landing pads).
+
 	// ARM64PG is plain -pg (arm64 Linux before 5.5): the function's frame
 	// record, then "mov x0, x30; bl _mcount".
 	ARM64PG = "pg"

@@ -95,6 +95,10 @@ var corpusSets = []corpusSet{
 	{"a64-O2-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-Os-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-Os", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-pg", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-pg"), "arm64-mcount", ""},
+	// CONFIG_ARM64_BTI_KERNEL's branch protection (bti c before the entry
+	// NOPs), with and without CALL_OPS.
+	{"a64-O2-bti", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2", "-mbranch-protection=standard"), "arm64-nop-bl", "arm64-both-sm"},
+	{"a64-O2-bti-callops", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=4,2", "-falign-functions=8", "-mbranch-protection=standard"), "arm64-call-ops", ""},
 	{"rv-O1-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O1", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-O2-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-Os-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-Os", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},

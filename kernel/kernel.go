@@ -90,8 +90,34 @@ type Symbol struct {
 type Site struct {
 	Func string // the traced function
 	Addr uint64 // first byte of the site (ARM: the push {lr})
-	Len  int    // bytes the strategies may rewrite
+	Len  int    // bytes from Addr the site spans (Gap included)
 	Call uint64 // address of the call instruction inside the site (rec->ip)
+	// Gap, when not 0, is the offset of a 4-byte word inside the site that
+	// no strategy writes: the BTI landing pad at the function's entry of an
+	// arm64 CALL_OPS site (-fpatchable-function-entry=4,2 with
+	// -mbranch-protection=bti), between the ftrace_ops literal and the two
+	// entry words. A strategy's offsets skip it (Site.At), as Linux's
+	// ftrace_call_adjust skips a BTI to find rec->ip. No A64 piece can
+	// cover it: a piece is one 4-byte word or an 8-aligned literal.
+	Gap int
+}
+
+// At returns the address of offset off of a strategy's forms: off bytes
+// into the site, past the Gap word for an offset at or after it.
+func (s Site) At(off int) uint64 {
+	if s.Gap > 0 && off >= s.Gap {
+		off += 4
+	}
+	return s.Addr + uint64(off)
+}
+
+// Span is how many bytes of the site a strategy's offsets address: Len
+// without the Gap word.
+func (s Site) Span() int {
+	if s.Gap > 0 {
+		return s.Len - 4
+	}
+	return s.Len
 }
 
 // Hook binds a service to an address.

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -63,12 +64,16 @@ type siteLayouts struct {
 // siteLayout is a layout: a site found by its call to _mcount (mcount;
 // with bytes, of that size), or one of -fpatchable-function-entry with
 // funcOff and minNops to maxNops bytes of NOPs there (maxNops 0: any).
+// With bti, the function's first word is a landing pad that the NOPs are
+// counted across (arm64 -mbranch-protection=bti or standard; see
+// landingPad).
 type siteLayout struct {
 	name             string
 	mcount           bool
 	bytes            int
 	funcOff          int64
 	minNops, maxNops int
+	bti              bool
 }
 
 // layouts64 are the layouts of arm64 (ARM64PFE2 ...) and riscv64 objects
@@ -76,8 +81,10 @@ type siteLayout struct {
 // =8,4 with RVC).
 var layouts64 = map[Arch]siteLayouts{
 	ARM64: {def: ARM64PFE2, nops: [][]byte{arm64.Nop().Bytes()},
-		want: "two entry NOPs (-fpatchable-function-entry=2), four around the entry (=4,2) or bl _mcount (-pg)",
-		list: []siteLayout{{name: ARM64PFE2, minNops: 8}, {name: ARM64PFE42, funcOff: -8, minNops: 16}, {name: ARM64PG, mcount: true, bytes: 4}}},
+		want: "two entry NOPs (-fpatchable-function-entry=2), four around the entry (=4,2) or bl _mcount (-pg), after a BTI landing pad or not",
+		list: []siteLayout{{name: ARM64PFE2, minNops: 8}, {name: ARM64PFE2, funcOff: 4, minNops: 8, bti: true},
+			{name: ARM64PFE42, funcOff: -8, minNops: 16}, {name: ARM64PFE42, funcOff: -8, minNops: 16, bti: true},
+			{name: ARM64PG, mcount: true, bytes: 4}}},
 	RISCV64: {def: RVAtomic, what: "era ", nops: [][]byte{riscv.CNop().Bytes(), riscv.Nop().Bytes()},
 		want: "an auipc+jalr to _mcount (-pg) or the NOPs of -fpatchable-function-entry=2, =4, =8 or =8,4",
 		list: []siteLayout{{name: RVMcount, mcount: true}, {name: RVPFE16, minNops: 16, maxNops: 16}, {name: RVPFE8, minNops: 8, maxNops: 15},
@@ -86,24 +93,56 @@ var layouts64 = map[Arch]siteLayouts{
 
 // of returns the first layout site s, in its section's bytes code, has.
 func (ls siteLayouts) of(s objfile.Site, code []byte) (string, bool) {
-	n := nopBytes(code, s.SectionOffset, ls.nops)
 	for _, lay := range ls.list {
-		switch {
-		case lay.mcount:
+		if lay.mcount {
 			if s.HasMethod(objfile.MethodReloc) && s.Target == "_mcount" && (lay.bytes == 0 || len(s.Bytes) == lay.bytes) {
 				return lay.name, true
 			}
-		case s.HasMethod(objfile.MethodPFE) && s.FunctionOffset == lay.funcOff && n >= lay.minNops && (lay.maxNops == 0 || n <= lay.maxNops):
+			continue
+		}
+		if !s.HasMethod(objfile.MethodPFE) || s.FunctionOffset != lay.funcOff {
+			continue
+		}
+		skip := -1 // the site offset of a landing pad the NOPs run across
+		if lay.bti {
+			entry := int64(s.SectionOffset) - lay.funcOff
+			if entry < 0 || entry+4 > int64(len(code)) || !landingPad(binary.LittleEndian.Uint32(code[entry:]), lay.funcOff < 0) {
+				continue
+			}
+			skip = int(-lay.funcOff)
+		}
+		if n := nopBytes(code, s.SectionOffset, ls.nops, skip); n >= lay.minNops && (lay.maxNops == 0 || n <= lay.maxNops) {
 			return lay.name, true
 		}
 	}
 	return "", false
 }
 
-// nopBytes counts the bytes of the NOPs (any of nops) in b from off.
-func nopBytes(b []byte, off uint64, nops [][]byte) int {
+// landingPad reports whether w, the first word of a function whose
+// patchable NOPs follow it (-mbranch-protection=bti or standard), is one
+// Linux's ftrace finds there. Before -fpatchable-function-entry=2's NOPs
+// arch/arm64/kernel/ftrace.c's ftrace_call_adjust takes rec->ip to be the
+// second NOP whatever precedes it: a BTI of any kind (gcc and clang emit
+// "bti c") or PACIASP/PACIBSP, which also land calls. Between the
+// CALL_OPS literal and the entry NOPs (=4,2: callOps) it skips the word
+// only when aarch64_insn_is_bti holds (bti, bti c, bti j, bti jc: HINT
+// #32, #34, #36, #38).
+func landingPad(w uint32, callOps bool) bool {
+	if w&^0xc0 == uint32(arm64.Hint(32)) { // aarch64_insn_is_bti: the mask 0xffffff3f
+		return true
+	}
+	return !callOps && (w == uint32(arm64.Hint(25)) || w == uint32(arm64.Hint(27))) // paciasp, pacibsp
+}
+
+// nopBytes counts the bytes of the NOPs (any of nops) in b from off,
+// running across the 4 bytes at off+skip (skip >= 0: a landing pad).
+func nopBytes(b []byte, off uint64, nops [][]byte, skip int) int {
 	n := 0
 	for o := int(off); o <= len(b); {
+		if skip >= 0 && o == int(off)+skip {
+			o += 4
+			continue
+		}
 		size := 0
 		for _, nop := range nops {
 			if o+len(nop) <= len(b) && bytes.Equal(b[o:o+len(nop)], nop) {

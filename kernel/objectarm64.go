@@ -51,13 +51,19 @@ func (l *linker) stubARM64() {
 }
 
 // siteARM64 is the site of function fn at p in the object's layout: the
-// two entry words (rec->ip the second), the literal and the two entry
-// words, or the bl _mcount word.
-func (l *linker) siteARM64(_ objfile.Site, fn string, p uint64) (Site, error) {
+// two entry words (rec->ip the second; a function built with BTI has its
+// landing pad before them, outside the site), the literal and the two
+// entry words (with BTI, around the landing pad: the site's Gap), or the
+// bl _mcount word. Linux's ftrace_call_adjust finds rec->ip the same way.
+func (l *linker) siteARM64(s objfile.Site, fn string, p uint64) (Site, error) {
 	switch l.prologue {
 	case ARM64PFE2:
 		return Site{Func: fn, Addr: p, Len: 8, Call: p + 4}, nil
 	case ARM64PFE42:
+		code := l.f.Sections[s.SectionIndex].Data
+		if o := s.SectionOffset + 8; o+4 <= uint64(len(code)) && landingPad(binary.LittleEndian.Uint32(code[o:]), true) {
+			return Site{Func: fn, Addr: p, Len: 20, Call: p + 16, Gap: 8}, nil
+		}
 		return Site{Func: fn, Addr: p, Len: 16, Call: p + 12}, nil
 	}
 	return Site{Func: fn, Addr: p, Len: 4, Call: p}, nil

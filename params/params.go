@@ -49,11 +49,13 @@ var (
 	Functions  = Param{"functions", 1, 1, 64, "traced functions, each with its own call site"}
 	Bound      = Param{"bound", 2, 0, 64, "preemption bound: most involuntary context switches per run"}
 	MaxStates  = Param{"max-states", 0, 0, 1 << 62, "stop (INCOMPLETE) after this many states (0: no limit)"}
-	StackWords = Param{"stack-words", 64, 16, 4096, "each task's stack, in words"}
+	// StackWords is in 4-byte words whatever the arch; 4096 (16 KiB) is
+	// Linux's THREAD_SIZE on arm64, x86-64 and riscv64 (ARM's is 8 KiB).
+	StackWords = Param{"stack-words", 64, 16, 4096, "each task's stack, in 4-byte words"}
 )
 
 // All lists the settings in the order scenario files write them.
-var All = []*Param{&CPUs, &Tasks, &Iterations, &Toggles, &Functions, &Bound, &MaxStates}
+var All = []*Param{&CPUs, &Tasks, &Iterations, &Toggles, &Functions, &Bound, &MaxStates, &StackWords}
 
 // Lookup returns the setting named name.
 func Lookup(name string) (*Param, bool) {

@@ -23,6 +23,8 @@ func TestTableIsTheDefaults(t *testing.T) {
 	assert.Equal(t, params.Tasks.Max, sched.MaxTasks-1)
 	assert.EqualError(t, params.CPUs.Check(9), "--cpus must be 1..8, got 9")
 	assert.NoError(t, params.Bound.Check(0))
+	assert.EqualError(t, params.StackWords.Check(8), "--stack-words must be 16..4096, got 8")
+	assert.Equal(t, params.StackWords.Default, explore.Scenario{}.DefaultStackWords())
 	for _, p := range params.All {
 		q, ok := params.Lookup(p.Name)
 		assert.True(t, ok)

@@ -207,7 +207,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"bytewise first", edit(8, "enable write bytewise jump"), `f:8: enable: bytewise goes last: write FORM... bytewise`},
 		{"config no value", base + "config cpus", `f:15: config: bad "cpus" (want KEY=VALUE)`},
 		{"config empty", base + "config", `f:15: config: want KEY=VALUE ...`},
-		{"config unknown key", base + "config cpu=2", `f:15: config: unknown key "cpu" (want one of preempt, cpus, tasks, iterations, toggles, functions, bound, max-states, timeout, prologue, strict, irq-bound, lossless, nmi)`},
+		{"config unknown key", base + "config cpu=2", `f:15: config: unknown key "cpu" (want one of preempt, cpus, tasks, iterations, toggles, functions, bound, max-states, stack-words, timeout, prologue, strict, irq-bound, lossless, nmi)`},
 		{"config bad int", base + "config cpus=two", `f:15: config: cpus: want an integer in 1..8, got "two"`},
 		{"config out of range", base + "config tasks=0", `f:15: config: tasks: want an integer in 1..15, got "0"`},
 		{"config bad preempt", base + "config preempt=voluntary", `f:15: config: preempt: unknown preemption model "voluntary" (want none or full)`},

@@ -23,6 +23,7 @@ type FileConfig struct {
 	Functions  *int
 	Bound      *int
 	MaxStates  *int
+	StackWords *int
 	Timeout    *time.Duration
 	Prologue   *string // x86 only: "fentry" or "mcount"
 	Strict     *bool
@@ -64,6 +65,7 @@ var configKeys = []configKey{
 	{"functions", intKey(func(c *FileConfig) **int { return &c.Functions }, params.Functions.Min, params.Functions.Max), getInt(func(c *FileConfig) *int { return c.Functions })},
 	{"bound", intKey(func(c *FileConfig) **int { return &c.Bound }, params.Bound.Min, params.Bound.Max), getInt(func(c *FileConfig) *int { return c.Bound })},
 	{"max-states", intKey(func(c *FileConfig) **int { return &c.MaxStates }, params.MaxStates.Min, params.MaxStates.Max), getInt(func(c *FileConfig) *int { return c.MaxStates })},
+	{"stack-words", intKey(func(c *FileConfig) **int { return &c.StackWords }, params.StackWords.Min, params.StackWords.Max), getInt(func(c *FileConfig) *int { return c.StackWords })},
 	{"timeout", func(c *FileConfig, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {

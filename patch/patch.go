@@ -156,8 +156,8 @@ func (s *Strategy) Validate(img *kernel.Image) error {
 		}
 		lens[f.Name] = make(map[int]int, len(f.Pieces))
 		for _, p := range f.Pieces {
-			if p.Off < 0 || p.Off >= site.Len {
-				return errAt(f.Pos, "form %s: offset %d is outside the %d-byte site", f.Name, p.Off, site.Len)
+			if p.Off < 0 || p.Off >= site.Span() {
+				return errAt(f.Pos, "form %s: offset %d is outside the %d-byte site", f.Name, p.Off, site.Span())
 			}
 			if p.Off%align != 0 {
 				return errAt(f.Pos, "form %s: offset %d is not a multiple of %d", f.Name, p.Off, align)
@@ -165,13 +165,14 @@ func (s *Strategy) Validate(img *kernel.Image) error {
 			if _, dup := lens[f.Name][p.Off]; dup {
 				return errAt(f.Pos, "form %s: two instructions at offset %d", f.Name, p.Off)
 			}
-			b, err := Assemble(img, p.Insn, site.Addr+uint64(p.Off))
+			b, err := Assemble(img, p.Insn, site.At(p.Off))
 			if err != nil {
 				return errAt(f.Pos, "form %s, offset %d: %v", f.Name, p.Off, err)
 			}
-			if p.Off+len(b) > site.Len {
-				return errAt(f.Pos, "form %s: %q at offset %d (%d bytes) is outside the %d-byte site", f.Name, p.Insn, p.Off, len(b), site.Len)
+			if p.Off+len(b) > site.Span() {
+				return errAt(f.Pos, "form %s: %q at offset %d (%d bytes) is outside the %d-byte site", f.Name, p.Insn, p.Off, len(b), site.Span())
 			}
+
 			lens[f.Name][p.Off] = len(b)
 		}
 		offs := make([]int, 0, len(f.Pieces))
@@ -282,12 +283,12 @@ func Compile(s *Strategy, img *kernel.Image, toggles int) (*sched.Program, error
 					if len(r.Offs) > 0 && !containsInt(r.Offs, p.Off) {
 						continue
 					}
-					addr := site.Addr + uint64(p.Off)
+					addr := site.At(p.Off)
 					b, err := Assemble(img, p.Insn, addr)
 					if err != nil {
 						return nil, errAt(f.Pos, "form %s at %s: %v", f.Name, site.Func, err)
 					}
-					off := p.Off
+					off := int(addr - site.Addr) // the byte offset in the site, past any Gap
 					if r.Bytes != [2]int{} {
 						lo, hi := r.Bytes[0], r.Bytes[1]
 						if lo < 0 || hi > len(b) || lo >= hi {

@@ -117,6 +117,6 @@ func ExampleJSON() {
 	enc.Encode(doc.Config)
 	fmt.Println(doc.Verdict, doc.Space.Exhaustive)
 	// Output:
-	// {"arch":"arm","strategy":"jmp-over","preempt":"full","cpus":2,"tasks":2,"iterations":2,"toggles":2,"functions":1,"bound":1,"strict":false,"strategy_sha256":"(64 hex digits)"}
+	// {"arch":"arm","strategy":"jmp-over","preempt":"full","cpus":2,"tasks":2,"iterations":2,"toggles":2,"functions":1,"bound":1,"strict":false,"stack_words":64,"strategy_sha256":"(64 hex digits)"}
 	// SAFE true
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/mcountsim/mcountsim/explore"
+	"github.com/mcountsim/mcountsim/params"
 	"github.com/mcountsim/mcountsim/patch"
 )
 
@@ -18,6 +19,8 @@ type Config struct {
 	explore.Size
 	Bound  int  `json:"bound"`
 	Strict bool `json:"strict"`
+	// StackWords is each task's stack, in 4-byte words.
+	StackWords int `json:"stack_words"`
 	// StrategySHA256 is the SHA-256 of the strategy in the file format
 	// (patch.Format): two strategies of one name with different forms or
 	// steps differ here, and merge refuses to combine them.
@@ -63,7 +66,10 @@ func ConfigOf(sc explore.Scenario, opts explore.Options) Config {
 		name = sc.Strategy.Name
 	}
 	c := Config{Arch: sc.Arch.String(), Strategy: name, Size: sc.Size(), Bound: opts.EffectiveBound(), Strict: sc.Strict,
-		Prologue: sc.Prologue, Object: sc.Object, Function: sc.Function}
+		Prologue: sc.Prologue, Object: sc.Object, Function: sc.Function, StackWords: sc.StackWords}
+	if c.StackWords == 0 {
+		c.StackWords = params.StackWords.Default // sched.Config's
+	}
 	if sc.Strategy != nil {
 		c.StrategySHA256 = digest([]byte(patch.Format(sc.Strategy)))
 	}

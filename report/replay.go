@@ -106,6 +106,9 @@ func ReplayCommand(sc explore.Scenario, opts explore.Options, schedule string) s
 			args = append(args, "--"+f.p.Name, fmt.Sprint(f.v))
 		}
 	}
+	if w := params.StackWords.Or(sc.WithDefaults().StackWords); all || w != sc.DefaultStackWords() {
+		args = append(args, "--"+params.StackWords.Name, fmt.Sprint(w))
+	}
 	if all || c.Preempt != "full" {
 		args = append(args, "--preempt", c.Preempt)
 	}
@@ -132,8 +135,6 @@ func ReplayNote(sc explore.Scenario, schedule string) string {
 		return "the text is built in Go (Scenario.Image): replay from Go with " + goCall
 	case sc.NoInt3Emulation:
 		return "Scenario.NoInt3Emulation is a Go-only knob: replay from Go with " + goCall
-	case sc.ObjectFile == "" && sc.StackWords != 0 && sc.StackWords != 64: // sched.Config's default
-		return "Scenario.StackWords is set from Go: replay from Go with " + goCall
 	}
 	if origin, _ := OriginOf(sc.Strategy); origin == GoDefined {
 		return fmt.Sprintf("the strategy is defined in Go: write patch.Format(strategy) to %s first, or replay from Go with %s",

@@ -89,9 +89,12 @@ func ForgetDigests(m *Machine) {
 	m.viewOK, m.sharedOK = 0, false
 }
 
-// DataStackHolds reports whether m's count of data windows in the stack
-// window is the one computed afresh.
-func DataStackHolds(m *Machine) bool { return m.dataStack == m.stackWindows(0, len(m.data)) }
+// DataStackHolds reports whether m's count (and sum) of what makes the
+// state odd in data is the one computed afresh.
+func DataStackHolds(m *Machine) bool {
+	n, sum := m.dataOdd(0, len(m.data))
+	return m.dataStack == n && m.dataOddSum == sum
+}
 
 // ProfileKey describes m's state for the state-space profiler
 // (profile_test.go): per CPU its task, the pc's symbol and class, and
@@ -187,9 +190,19 @@ func ViewKeyed(m *Machine) (floors, synced int) {
 func CopyHolds(m, src *Machine) bool {
 	return bytes.Equal(m.text, src.text) && slices.Equal(m.prov, src.prov) && bytes.Equal(m.data, src.data) &&
 		bytes.Equal(m.stack, src.stack) && bytes.Equal(m.slots, src.slots) && bytes.Equal(m.depth, src.depth) &&
-		slices.Equal(m.dprov, src.dprov) && bytes.Equal(m.wtrans, src.wtrans) &&
+		slices.Equal(m.dprov, src.dprov) && bytes.Equal(m.wtrans, src.wtrans) && sameMarks(m.dmark, src.dmark) &&
 		slices.Equal(m.floor, src.floor) && slices.Equal(m.synced, src.synced) &&
 		slices.EqualFunc(m.hist, src.hist, func(a, b []siteSnap) bool { return slices.Equal(a, b) })
+}
+
+// sameMarks reports whether two machines' data marks are the same (nil:
+// all markBoot).
+func sameMarks(a, b []uint8) bool {
+	if a == nil || b == nil {
+		return !slices.ContainsFunc(a, func(x uint8) bool { return x != markBoot }) &&
+			!slices.ContainsFunc(b, func(x uint8) bool { return x != markBoot })
+	}
+	return bytes.Equal(a, b)
 }
 
 // SumsHold reports whether m's incremental sums (textSum, histSum, the

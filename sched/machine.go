@@ -208,9 +208,14 @@ type Machine struct {
 	// stackLow, per worker: no word of its stack below this word index was
 	// ever written (storeWord, setWord): those hold New's zeros, unwritten
 	// slots and depth 0 (bookkeeping for CopyFrom, not hashed)
-	stackLow  [MaxTasks]int32
-	depth     []uint8 // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
-	dataStack int     // 4-byte windows of data that hold a value in the stack window (symmetry.go)
+	stackLow [MaxTasks]int32
+	depth    []uint8 // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed
+	// dataStack counts the bytes and windows of data that make the state
+	// odd (symmetry.go: dataOdd), dataOddSum sums their markHash; dmark
+	// says what last wrote each byte of data (nil: nothing yet)
+	dataStack  int
+	dataOddSum [2]uint64
+	dmark      []uint8
 	// The workers' digests for the symmetric hash, kept while they hold
 	// (symmetry.go: taskDigest): bit t of tdOK says tdig[t] is t's, of
 	// tdOdd that t's state is odd.
@@ -473,7 +478,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 			}
 		}
 	}
-	m.dataStack = m.stackWindows(0, len(m.data))
+	m.dataStack, m.dataOddSum = m.dataOdd(0, len(m.data))
 	m.prov = make([]uint16, len(img.Text))
 	m.hist = make([][]siteSnap, len(img.Sites))
 	for i := range m.hist {
@@ -688,7 +693,7 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced, depth := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced, m.depth
-	hz, wt, k, tasks, dprov := m.hazards, m.wtrans, m.core, m.tasks, m.dprov
+	hz, wt, k, tasks, dprov, dmark, wrote := m.hazards, m.wtrans, m.core, m.tasks, m.dprov, m.dmark, m.dataWritten
 	// Every machine of one lineage (the same static) holds the same text
 	// and provenance outside the offsets the patcher's ops may write (the
 	// image's, and boot's stores, done in New before any copy), and, while
@@ -781,6 +786,16 @@ func (m *Machine) CopyFrom(src *Machine) {
 		m.data = data
 	} else {
 		m.data = append(data[:0], src.data...)
+	}
+	// While no store wrote a machine's data, its marks are all markBoot
+	// (or not made yet).
+	if src.dataWritten {
+		m.dmark = append(dmark[:0], src.dmark...)
+	} else {
+		if wrote {
+			clear(dmark)
+		}
+		m.dmark = dmark
 	}
 	m.floor = append(floor[:0], src.floor...)
 	m.synced = append(synced[:0], src.synced...)
@@ -956,6 +971,12 @@ func (m *Machine) hashExact() [2]uint64 {
 	}
 	var none rebase
 	for t := 0; t <= int(m.patcher); t++ {
+		if m.st.symmetric && t < int(m.patcher) && m.tasks[t].State == Exited {
+			// As hashSym has it (symmetry.go): a symmetric parent stands
+			// for states that differ in what their exited workers left.
+			h.u64(uint64(Exited) | uint64(m.gpTasks>>t&1)<<8)
+			continue
+		}
 		m.hashTaskState(&h, int8(t), &none)
 		if t < int(m.patcher) {
 			h.u64(m.stackSum[t][0])
@@ -967,6 +988,12 @@ func (m *Machine) hashExact() [2]uint64 {
 	// of options, never which states follow.
 	h.u64(m.runnable())
 	h.u64(uint64(m.gpTasks))
+	if m.dataStack != 0 {
+		// What makes the state odd in data (two states with the same
+		// bytes may differ in what a later store leaves odd).
+		h.u64(m.dataOddSum[0])
+		h.u64(m.dataOddSum[1])
+	}
 	m.hashProgress(&h, true)
 	if m.tr.on {
 		m.hashTracer(&h, true)
@@ -1189,7 +1216,7 @@ func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	}
 	if m.cfg.Strict {
 		p := &tk.Pass
-		h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<32)
+		h.u64(uint64(uint16(p.Site)) | uint64(p.Seen)<<16 | b2u(p.Open)<<48)
 		for _, w := range p.Write {
 			h.u64(uint64(w))
 		}

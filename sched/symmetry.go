@@ -46,8 +46,14 @@ import (
 // option names it, and nothing reads its registers, stack or records
 // again (a task addresses only its own stack; the detectors watch running
 // tasks), so two states that differ only in what exited tasks left behind
-// have the same futures. With the symmetry off, exited tasks are hashed in
-// full, as before.
+// have the same futures. The exact hash below, when the machine has the
+// symmetry, hashes an exited worker so too: a symmetric state stands for
+// every state of its class, whatever its exited workers left, and the
+// successors of any of them must have one key however they are hashed,
+// or which of them a search met first would decide the keys that follow
+// (found so: l_shared, where a store to data after a worker's exit made
+// the state odd, counted other states with 2 search workers than with 1).
+// With the symmetry off, exited tasks are hashed in full, as before.
 //
 // Why π(s) has the permuted futures. The machine treats workers alike: the
 // scheduler offers every runnable task and every CPU's step, its choices
@@ -85,14 +91,35 @@ import (
 // meaning moves with the permutation of another task; a stack pointer
 // moved just past its own stack (before the store that faults) is still
 // its own, though outside it. So whenever a worker's register, link
-// taint, shadow frame or stack word, or any 4-byte window of data, holds a
-// value in the stack window (the workers' stacks, with the width of all of
-// them on either side) outside the holder's own stack, Hash falls back to the exact hash of the state (tasks by index,
-// in a domain of its own), which prunes only identical states. (Text is not
-// scanned: instruction words hold such bit patterns, e.g. RISC-V's auipc
-// ra, 0x100 is 0x00100097, and a literal the code loads lands in a
-// register, where the rule above sees it.) Config.NoSymmetry turns the
-// reduction off; TestSymmetryIsABisimulation plays random runs and their
+// taint, shadow frame or stack word holds a value in the stack window (the
+// workers' stacks, with the width of all of them on either side) outside
+// the holder's own stack, or data may hold a stack address (dataOdd: a
+// byte a store of a value in the stack window wrote, or a 4-byte window
+// of the image's own bytes that spells such a value), Hash falls back to
+// the exact hash of the state (tasks by index, in a domain of its own),
+// which prunes only identical states. Data is shared, so an address of
+// a worker's stack there, its own or not, would have to move with that
+// worker. The bytes of a number a store wrote are not taken for one,
+// whatever they spell with their neighbours: the workloads' stack
+// addresses come from sp, whole, so a store of one stores a value in the
+// stack window. (Text is not scanned: instruction words hold such bit
+// patterns, e.g. RISC-V's auipc ra, 0x100 is 0x00100097, and a literal
+// the code loads lands in a register, where the rule above sees it.)
+//
+// Keys stay canonical across the fallback only where no step leads from
+// a symmetric state to an odd one: the symmetric parent stands for every
+// state of its class, and the exact keys of their successors differ by
+// the permutation. Such a step is one that makes a value near the stacks
+// appear where the rules above see it (a worker storing a stack address
+// to data, a register computed into another's stack), outside the
+// workloads' premise; there the counts, never the verdict, may depend on
+// which state of a class the search met first, as in the tracer kernel
+// (explore's package doc). While a number's bytes counted as a possible
+// address, every state of loops.c's l_shared after its last store was
+// odd (l_total = 0x10 after two zero bytes of .data spells 0x100000,
+// the first stack's base), and its counts depended on the search
+// workers. Config.NoSymmetry turns the reduction off;
+// TestSymmetryIsABisimulation plays random runs and their
 // permuted images side by side, and explore's tests compare the verdicts
 // and hazard kinds of every built-in and example strategy with and
 // without it.
@@ -155,28 +182,70 @@ func (m *Machine) wordHashOf(w, t int, lo, v uint64) (h [2]uint64, foreign bool)
 	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}, foreign
 }
 
-// stackWindows counts the 4-byte windows of data that overlap the n bytes
-// at off and hold a value in the stack window (see rebase): Machine.dataStack
-// is kept up to date by every store to data. On read-only pages only the
-// aligned windows count: no task stores there, so what they hold is the
-// image's constants, and a constant is loaded from its own aligned word
-// (a table of bytes or halfwords such as 00 00 10 00 holds the pattern
-// 0x100000 astride two entries, a value no load of an entry returns).
-func (m *Machine) stackWindows(off uint64, n int) int {
-	lo, width := StackBase-m.st.stackArea, 3*m.st.stackArea
+// Data marks (Machine.dmark): what last wrote each byte of data.
+const (
+	markBoot   = iota // the image: no store wrote the byte
+	markNumber        // a store of a value outside the stack window
+	markStack         // a store of a value in the stack window
+)
+
+// inStackWindow reports whether x lies in the stack window (see rebase).
+func (m *Machine) inStackWindow(x uint64) bool {
+	return x-(StackBase-m.st.stackArea) <= 3*m.st.stackArea
+}
+
+// dataOdd counts what, in or next to the n bytes of data at off, makes
+// the state odd (Machine.dataStack, kept up to date by every store to
+// data), and sums their markHash (Machine.dataOddSum): each byte a store
+// of a value in the stack window wrote (a stack address, the storer's own
+// or another's: the permutation would have to move it with its task),
+// and each 4-byte window of the image's bytes, none of them stored since,
+// that holds a value in the stack window (a constant of the image there,
+// kept exact however unlikely it is an address). A window a store of a
+// number wrote into is not counted, whatever its bytes spell with their
+// neighbours (l_total = 0x10 after two zero bytes spells 0x100000): the
+// stack addresses of the workloads all come from sp and are stored whole,
+// so a number's bytes are no address, and a permutation leaves them as
+// they are. On read-only pages only the aligned windows count: no task
+// stores there, so what they hold is the image's constants, and a
+// constant is loaded from its own aligned word (a table of bytes or
+// halfwords such as 00 00 10 00 holds the pattern 0x100000 astride two
+// entries, a value no load of an entry returns).
+func (m *Machine) dataOdd(off uint64, n int) (c int, sum [2]uint64) {
+	add := func(x uint64) {
+		c++
+		h := markHash(x)
+		sum[0] += h[0]
+		sum[1] += h[1]
+	}
 	first, last := int(off)-3, int(off)+n-1
 	first = max(first, 0)
 	last = min(last, len(m.data)-4)
-	c := 0
 	for i := first; i <= last; i++ {
 		if i%4 != 0 && m.st.roData != nil && m.st.roData[i] {
 			continue
 		}
-		if m.data[i+3] == 0 && uint64(le32(m.data[i:]))-lo <= width {
-			c++
+		if m.dmark != nil && (m.dmark[i] != markBoot || m.dmark[i+1] != markBoot || m.dmark[i+2] != markBoot || m.dmark[i+3] != markBoot) {
+			continue
+		}
+		if m.data[i+3] == 0 && m.inStackWindow(uint64(le32(m.data[i:]))) {
+			add(uint64(i))
 		}
 	}
-	return c
+	if m.dmark != nil {
+		for i := int(off); i < int(off)+n && i < len(m.dmark); i++ {
+			if m.dmark[i] == markStack {
+				add(uint64(i) | 1<<40)
+			}
+		}
+	}
+	return c, sum
+}
+
+// markHash is the part of Machine.dataOddSum of a counted window (x its
+// offset) or marked byte (x its offset | 1<<40).
+func markHash(x uint64) [2]uint64 {
+	return [2]uint64{mix(x ^ 0x3c6ef372fe94f82b), mix(x + 0xa54ff53a5f1d36f1)}
 }
 
 // hashSym is Hash up to a permutation of the workers; ok is false when

@@ -39,6 +39,9 @@ func TestSymmetryFallsBack(t *testing.T) {
 		{"data: an address in task 1's stack", d + 3, lo1 + 8, true},
 		{"data: an address in task 0's own stack", d + 16, lo0 + 8, true},
 		{"data: a small number", d + 16, 17, false},
+		// 10 00 after two zero bytes spells 0x100000, task 0's stack base,
+		// astride: a number's bytes are no address (dataOdd).
+		{"data: a number whose bytes spell a stack address astride", d + 18, 0x10, false},
 		{"own stack: an address in task 1's stack", hi0 - 8, lo1 + 16, true},
 		{"own stack: just below the stacks", hi0 - 8, StackBase - 4, true},
 		{"own stack: its own top", hi0 - 8, hi0, false},
@@ -59,6 +62,36 @@ func TestSymmetryFallsBack(t *testing.T) {
 	regs.X[3] = ownTag + 8
 	require.False(t, canonical(), "a register holding a value in ownTag's range")
 	regs.X[3] = 0
+}
+
+// In a machine with the symmetry, the exact hash (of a state hashSym
+// cannot place) hashes an exited worker as hashSym does, by its exit
+// alone: a symmetric state stands for every state of its class, whatever
+// its exited workers left, and their successors must have one key. With
+// the symmetry off an exited worker is hashed in full.
+func TestExactHashForgetsExitedWorkers(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
+	require.NoError(t, err)
+	for _, off := range []bool{false, true} {
+		m, err := New(img, Config{Tasks: 3, NoSymmetry: off}, &Program{})
+		require.NoError(t, err)
+		m.cur = 0
+		lo0, _ := m.stackRange(0)
+		require.NoError(t, m.Store(m.st.dataAt[0].addr, 8, lo0+8, 0)) // odd: an address in data
+		m.tasks[2].State = Exited
+		m.touched(^uint32(0))
+		_, ok := m.hashSym()
+		require.False(t, ok)
+		h := m.Hash()
+		regs := &m.core.(*arm64Core).regs[2]
+		regs.X[5] = 7 // what task 2 left in a register
+		m.touched(^uint32(0))
+		if off {
+			require.NotEqual(t, h, m.Hash(), "without the symmetry")
+		} else {
+			require.Equal(t, h, m.Hash())
+		}
+	}
 }
 
 // Sorting the CPU records renames the CPUs; the tracer kernel's per-CPU

@@ -144,12 +144,25 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			m.sharedStore(a, size) // modular.go
 			return nil
 		}
-		before := m.stackWindows(off, size)
+		n0, s0 := m.dataOdd(off, size)
 		m.sharedOK, m.dataWritten, m.dataOK = false, true, false
+		if m.dmark == nil {
+			m.dmark = make([]uint8, len(m.data))
+		}
+		mark, x := uint8(markNumber), v
+		if size < 8 {
+			x &= 1<<(8*size) - 1
+		}
+		if m.inStackWindow(x) {
+			mark = markStack
+		}
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
+			m.dmark[off+uint64(i)] = mark
 		}
-		m.dataStack += m.stackWindows(off, size) - before
+		n1, s1 := m.dataOdd(off, size)
+		m.dataStack += n1 - n0
+		m.dataOddSum = [2]uint64{m.dataOddSum[0] + s1[0] - s0[0], m.dataOddSum[1] + s1[1] - s0[1]}
 		if m.monOn != 0 {
 			m.clearRemote(m.tasks[m.cur].CPU, a, size) // monitor.go
 		}

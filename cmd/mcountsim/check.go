@@ -44,7 +44,7 @@ Exit status: 0 SAFE, 1 UNSAFE, 2 usage or input error, 3 INCOMPLETE.
 type checkFlags struct {
 	arch, strategy, strategyFile, preempt, prologue, schedule string
 	cpus, tasks, iterations, toggles, functions, bound        int
-	maxStates                                                 int
+	maxStates, stackWords                                     int
 	timeout                                                   time.Duration
 	json, strict                                              bool
 	html                                                      string
@@ -89,6 +89,8 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		{&f.functions, &params.Functions}, {&f.bound, &params.Bound}, {&f.maxStates, &params.MaxStates}} {
 		fs.IntVar(p.v, p.p.Name, p.p.Default, p.p.Usage)
 	}
+	fs.IntVar(&f.stackWords, params.StackWords.Name, 0, fmt.Sprintf("each task's stack, in 4-byte `words`, %d..%d (0: %d for the built-in text, 128 on riscv64, %d with --object, the tracer kernel's THREAD_SIZE with --tracer, which follows it and needs a power of two); Linux's THREAD_SIZE is 2048 words on ARM, 4096 on arm64, x86-64 and riscv64",
+		params.StackWords.Min, params.StackWords.Max, params.StackWords.Default, explore.ObjectStackWords))
 	fs.DurationVar(&f.timeout, "timeout", 0, "stop (INCOMPLETE) after this long, counting reading the inputs, the search and writing the reports (a search cut short still gets 10s, or a tenth of the budget, to write what it found; 0: no limit)")
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
@@ -305,6 +307,11 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 			return sc, opts, err
 		}
 	}
+	if f.stackWords != 0 {
+		if err := params.StackWords.Check(f.stackWords); err != nil {
+			return sc, opts, err
+		}
+	}
 	if err := checkPrologue(arch, f.prologue); err != nil {
 		return sc, opts, err
 	}
@@ -316,12 +323,17 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 	sc = explore.Scenario{Arch: arch, Strategy: st, Preempt: pre, CPUs: f.cpus, Tasks: f.tasks, Iterations: f.iterations,
 		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict}
 	if image != nil {
-		sc.Image, sc.StackWords = image, objectStackWords
+		sc.Image, sc.StackWords = image, explore.ObjectStackWords
 		sc.Object = fmt.Sprintf("%s: %s(%s)", f.object, f.function, f.args)
 		sc.ObjectFile, sc.Function = f.object, f.function
 		if sc.Args, err = parseObjectArgs(f.args); err != nil {
 			return sc, opts, err
 		}
+	}
+	if f.stackWords != 0 {
+		sc.StackWords = f.stackWords
+	}
+	if image != nil {
 		if err := explore.Preflight(sc); err != nil {
 			return sc, opts, fmt.Errorf("--object: %s %v", f.function, err)
 		}

@@ -432,7 +432,7 @@ func difference(a, b *shardDoc) string {
 		{"function", x.Function, y.Function}, {"args", x.Args, y.Args}, {"object content (object_sha256)", x.ObjectSHA256, y.ObjectSHA256},
 		{"preempt", x.Preempt, y.Preempt}, {"cpus", x.CPUs, y.CPUs}, {"tasks", x.Tasks, y.Tasks},
 		{"iterations", x.Iterations, y.Iterations}, {"toggles", x.Toggles, y.Toggles}, {"functions", x.Functions, y.Functions},
-		{"bound", x.Bound, y.Bound}, {"strict", x.Strict, y.Strict},
+		{"bound", x.Bound, y.Bound}, {"strict", x.Strict, y.Strict}, {"stack_words", x.StackWords, y.StackWords},
 		{"scenario", a.Space.Scenario, b.Space.Scenario}, {"reduction", a.Space.Reduction, b.Space.Reduction},
 	} {
 		if f.a != f.b {

@@ -9,11 +9,6 @@ import (
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
-// objectStackWords is the stack of each task when check runs an object's
-// function: real frames (push {r4-r11, lr}, sub sp; nested calls; the
-// trampoline's own frame) need more than the built-in text's 64 words.
-const objectStackWords = 1024
-
 // objectImage links the object at path for --function and --args and
 // returns its arch and a builder for the scenario (the image is linked
 // once and shared: machines only read it). Errors are usage errors (exit

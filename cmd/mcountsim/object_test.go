@@ -71,7 +71,7 @@ func TestObjectPreflight(t *testing.T) {
 			name = "text-poke-bp"
 		}
 		st, _ := patch.Lookup(arch, name)
-		err = explore.Preflight(explore.Scenario{Arch: arch, Strategy: st, Image: build, StackWords: objectStackWords})
+		err = explore.Preflight(explore.Scenario{Arch: arch, Strategy: st, Image: build, StackWords: explore.ObjectStackWords})
 		if want == "" {
 			require.NoError(t, err, file)
 			continue

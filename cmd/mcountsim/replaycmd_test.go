@@ -96,7 +96,7 @@ func TestPrintedReplayCommandsReplay(t *testing.T) {
 		{"object", []string{"--object", obj, "--function", "big", "--args", "3,4", "--strategy", "nop-nop", "--iterations", "1"},
 			"--object " + obj + " --function big --args 3,4 --iterations 1"},
 		{"strategy-file", []string{"--strategy-file", file, "--cpus", "2", "--tasks", "2", "--strict=false"},
-			"--strategy-file " + file + " --cpus 2 --tasks 2 --iterations 2 --toggles 2 --functions 1 --bound 2 --preempt full --strict=false"},
+			"--strategy-file " + file + " --cpus 2 --tasks 2 --iterations 2 --toggles 2 --functions 1 --bound 2 --stack-words 64 --preempt full --strict=false"},
 		{"x86", []string{"--arch", "x86", "--strategy", "plain-write", "--prologue", "mcount"}, "--prologue mcount"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestReplayNoteGoOnly(t *testing.T) {
 		{explore.Scenario{Strategy: nopNop}, ""},
 		{explore.Scenario{Strategy: nopNop, Image: img}, "the text is built in Go (Scenario.Image): replay from Go with explore.Replay(sc, \"1:1\", opts)"},
 		{explore.Scenario{Strategy: nopNop, NoInt3Emulation: true}, "Go-only knob"},
-		{explore.Scenario{Strategy: nopNop, StackWords: 128}, "Scenario.StackWords is set from Go"},
+		{explore.Scenario{Strategy: nopNop, StackWords: 128}, ""}, // --stack-words 128
 	} {
 		if c.want == "" {
 			assert.Empty(t, report.ReplayNote(c.sc, "1:1"))
@@ -174,4 +174,6 @@ func TestReplayNoteGoOnly(t *testing.T) {
 		}
 		assert.Contains(t, report.ReplayNote(c.sc, "1:1"), c.want)
 	}
+	assert.Equal(t, `mcountsim replay --arch arm --strategy nop-nop --stack-words 128 --schedule "1:1"`,
+		report.ReplayCommand(explore.Scenario{Strategy: nopNop, StackWords: 128}, explore.Options{}, "1:1"))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/bits"
 
 	"github.com/mcountsim/mcountsim/explore"
 	"github.com/mcountsim/mcountsim/kernel"
@@ -63,6 +64,18 @@ func applyTracer(f checkFlags, object bool, sc *explore.Scenario, tr *kernel.Tra
 	}
 	if f.irqBound < 0 {
 		return fmt.Errorf("--irq-bound must not be negative, got %d", f.irqBound)
+	}
+	if f.stackWords != 0 {
+		// The tracer kernel finds thread_info by masking sp with
+		// ~(THREAD_SIZE - 1): its THREAD_SIZE is the stack, a power of two.
+		words := f.stackWords
+		shift := uint(bits.TrailingZeros(uint(words * 4)))
+		if words&(words-1) != 0 || shift < 8 || shift > 14 {
+			return fmt.Errorf("--stack-words with --tracer must be a power of two from 64 to 4096 (the tracer kernel's THREAD_SIZE, which it masks sp with to find thread_info), got %d", words)
+		}
+		cp := *tr
+		cp.ThreadShift = shift
+		tr = &cp
 	}
 	sc.Tracer, sc.Lossless, sc.NMI = tr, f.lossless, f.nmi
 	sc.IRQBound = f.irqBound

@@ -41,6 +41,19 @@
 //     DSB complete at once (the machine is sequentially consistent);
 //     (*Inst).IsISB tells the caller that this CPU synchronized its
 //     instruction stream.
+//   - BTI is not enforced: no page is guarded and BR/BLR set no branch
+//     type (PSTATE.BTYPE), so a branch that lands on an instruction other
+//     than a landing pad runs on, as on a CPU without FEAT_BTI or under a
+//     kernel built without CONFIG_ARM64_BTI_KERNEL, whose text is not
+//     guarded. Code built with -mbranch-protection=bti or standard runs as
+//     it does there. The choice: Linux does not offer the option with gcc
+//     (arch/arm64/Kconfig, ARM64_BTI_KERNEL "depends on !CC_IS_GCC", gcc
+//     bug 106671), the compiler of the project's fixtures and corpus; and
+//     with the built-in strategies a branch target exception could not
+//     come from patching: they write no indirect branch, and a function's
+//     landing pad is never a site word (package kernel places the sites
+//     after it, or around it in a CALL_OPS site: Site.Gap), so enforcing
+//     would check where the compiler put pads, not a race.
 //   - Memory: every access goes to the Bus with the register it loads or
 //     stores (0–30; 31 for XZR), a pair as two accesses, lower address
 //     first. Normal loads and stores may be unaligned (SCTLR_EL1.A = 0, as

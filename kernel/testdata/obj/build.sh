@@ -107,3 +107,16 @@ build arm-loops.o $ARM -fno-pie -marm -march=armv5te -pg loops.c
 build x86-fentry-loops.o $X86 $X86K -fno-pie -pg -mfentry loops.c
 build arm64-pfe2-loops.o $A64 $A64K -fpatchable-function-entry=2 loops.c
 build rv-atomic-loops.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 loops.c
+# bti.c (issue 21): -mbranch-protection (CONFIG_ARM64_BTI_KERNEL's flags):
+# "bti c" before the entry NOPs, between the CALL_OPS literal and them, or
+# none (a static function only called directly); pacentry.s: paciasp as
+# the landing pad; notpad.s: no landing pad, refused.
+build arm64-pfe2-bti.o $A64 $A64K -fpatchable-function-entry=2 -mbranch-protection=standard bti.c
+build arm64-pfe2-btionly.o $A64 $A64K -fpatchable-function-entry=2 -mbranch-protection=bti bti.c
+build arm64-pfe4-2-bti.o $A64 $A64K -fpatchable-function-entry=4,2 -falign-functions=8 -mbranch-protection=standard bti.c
+for s in pacentry notpad; do
+	aarch64-linux-gnu-as -o arm64-pfe2-$s.o $s.s
+	aarch64-linux-gnu-objdump -d -r arm64-pfe2-$s.o | sed '1,2d' >arm64-pfe2-$s.o.objdump
+done
+# bigframe.c (issue 21): a 5 KiB frame, for check --stack-words.
+build arm-bigframe.o $ARM -fno-pie -marm -march=armv5te -pg bigframe.c
