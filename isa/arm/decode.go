@@ -1,7 +1,6 @@
 package arm
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/mcountsim/mcountsim/isa"
@@ -244,19 +243,24 @@ const (
 // decodes to an instruction the executor does not run gives an Inst whose
 // Exec fails with isa.ErrUnsupported (so that it faults only if executed).
 func Decode(pc uint32, w uint32) (Inst, error) {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], w)
-	decodeMu.Lock()
-	ai, err := armasm.Decode(b[:], armasm.ModeARM)
-	if err != nil && w&strRegMask == strRegValue && w&(1<<3) != 0 {
-		ai, err = decodeStrReg(w)
-	}
-	decodeMu.Unlock()
+	ai, err := decodeWord(w)
 	if err != nil {
 		// The Inst is still safe to Exec: it fails with isa.ErrUndecodable.
 		return Inst{Resolved: Resolved{Word: w, Cond: AL, err: isa.ErrUndecodable}}, &isa.Fault{PC: uint64(pc), Bytes: wordBytes(w), Unit: 4, Err: isa.ErrUndecodable}
 	}
 	return compile(ai, w), nil
+}
+
+// decodeWord decodes the word w with armasm under decodeMu, with the
+// workaround of decodeStrReg.
+func decodeWord(w uint32) (armasm.Inst, error) {
+	decodeMu.Lock()
+	defer decodeMu.Unlock()
+	ai, err := armasm.Decode(wordBytes(w), armasm.ModeARM)
+	if err != nil && w&strRegMask == strRegValue && w&(1<<3) != 0 {
+		ai, err = decodeStrReg(w)
+	}
+	return ai, err
 }
 
 // DecodeArmasm decodes b (A32, little-endian) with armasm.Decode under the
@@ -280,9 +284,7 @@ const (
 // STR with an index register r8–r15 ("str r0, [r1, r8]"). It decodes the
 // word with Rm's top bit cleared and puts it back. decodeMu must be held.
 func decodeStrReg(w uint32) (armasm.Inst, error) {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], w&^(1<<3))
-	ai, err := armasm.Decode(b[:], armasm.ModeARM)
+	ai, err := armasm.Decode(wordBytes(w&^(1<<3)), armasm.ModeARM)
 	if err != nil {
 		return ai, err
 	}
