@@ -429,9 +429,12 @@
 // stack there is a fault, so a check whose modular machines all finish
 // without a hazard satisfies the premise. Anything else (a hazard, which
 // may be a stand-in's doing, or a run the reference run's reductions
-// cannot vouch for) runs the whole search with the budget left, so an
-// UNSAFE verdict, its counterexample and its counts are always the whole
-// search's. The point is the cost: a traced callee called in a loop makes
+// cannot vouch for) runs the check's own machine with the budget left:
+// after a modular hazard, 256 random runs first (modular.go: hunt), whose
+// counterexample is minimized and replayed as any (Space.Found says so,
+// and that the bounds below its preemptions were not searched), then the
+// whole search. So an UNSAFE verdict and its counterexample always come
+// from the check's own machine. The point is the cost: a traced callee called in a loop makes
 // the whole search's states grow with the product of the workers' passes
 // through its site, the modular check's with their sum
 // (kernel/modular_test.go: TestModularDecidesLoops).

@@ -21,8 +21,9 @@ import (
 // own stack, is checked in the same search: a store outside a stack ends
 // that machine's run with a fault. Any other outcome but SAFE (a hazard,
 // which a stand-in's extra freedom may have made, the premise broken, a
-// run the reference run's reductions cannot vouch for) runs the whole
-// search with what is left of the budget, so every UNSAFE verdict comes
+// run the reference run's reductions cannot vouch for) runs the check's
+// own machine with what is left of the budget (after a hazard, random
+// runs first: hunt; then the whole search), so every UNSAFE verdict comes
 // from the check's own machine, with its counterexample; a budget that
 // runs out inside the modular searches makes the check INCOMPLETE.
 type Modular uint8
