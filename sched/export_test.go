@@ -22,6 +22,7 @@ func Canonical(m *Machine) bool {
 // StackSumsHold reports whether m's incremental per-task stack sums and
 // foreign-word counts are those computed afresh.
 func StackSumsHold(m *Machine) bool {
+	m.flushWords()
 	for t := 0; t < m.cfg.Tasks; t++ {
 		var sum [2]uint64
 		var foreign uint16
@@ -155,6 +156,7 @@ func ProfileDump(m *Machine) string {
 	for c := 0; c < m.cfg.CPUs; c++ {
 		fmt.Fprintf(&b, "cpu%d cur=%d rec=%x view=%x\n", c, m.cpus[c].Cur, m.cpuRecord(c), m.viewDigest(c))
 	}
+	m.flushWords()
 	for t := 0; t <= int(m.patcher); t++ {
 		tk := &m.tasks[t]
 		var h hasher

@@ -111,18 +111,12 @@ func (m *Machine) scrubWord(t, w int, lo uint64) {
 	if m.slots[w] == detect.SlotUnwritten && binary.LittleEndian.Uint32(p) == 0 && (m.depth == nil || m.depth[w] == 0) {
 		return
 	}
-	old, f := m.wordHash(w, t, lo)
-	if f {
-		m.foreign[t]--
-	}
+	m.pendWord(t, w, lo)
 	binary.LittleEndian.PutUint32(p, 0)
 	m.slots[w] = detect.SlotUnwritten
 	if m.depth != nil {
 		m.depth[w] = 0
 	}
-	nw, _ := m.wordHash(w, t, lo)
-	m.stackSum[t][0] += nw[0] - old[0]
-	m.stackSum[t][1] += nw[1] - old[1]
 }
 
 // setWord sets stack word w of task t (whose stack starts at lo) to v
@@ -132,21 +126,12 @@ func (m *Machine) setWord(t, w int, lo uint64, v uint32, slot, d uint8) {
 		m.storeWord(t, w, lo, v, slot)
 		return
 	}
-	old, fo := m.wordHash(w, t, lo)
+	m.pendWord(t, w, lo)
 	binary.LittleEndian.PutUint32(m.stack[4*w:4*w+4], v)
 	m.slots[w] = slot
 	m.depth[w] = d
 	m.stackLow[t] = min(m.stackLow[t], int32(w))
 	if a := StackBase + uint64(w)*4; d > 0 && a < m.tasks[t].lowLive {
 		m.tasks[t].lowLive = a
-	}
-	nw, fn := m.wordHash(w, t, lo)
-	m.stackSum[t][0] += nw[0] - old[0]
-	m.stackSum[t][1] += nw[1] - old[1]
-	if fo {
-		m.foreign[t]--
-	}
-	if fn {
-		m.foreign[t]++
 	}
 }

@@ -205,6 +205,12 @@ type Machine struct {
 	slots    []uint8             // per stack word: the register it was written from
 	stackSum [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
 	foreign  [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
+	// pend lists the stack words changed since stackSum and foreign were
+	// last brought up to date (pendWord, flushWords: their old
+	// contributions are out, their new ones not yet in); pending marks
+	// them, per stack word
+	pend    []int32
+	pending []bool
 	// stackLow, per worker: no word of its stack below this word index was
 	// ever written (storeWord, setWord): those hold New's zeros, unwritten
 	// slots and depth 0 (bookkeeping for CopyFrom, not hashed)
@@ -490,6 +496,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		m.stackLow[t] = int32((t + 1) * cfg.StackWords)
 	}
 	m.slots = make([]uint8, cfg.Tasks*cfg.StackWords)
+	m.pending = make([]bool, cfg.Tasks*cfg.StackWords)
 	for i := range m.slots {
 		m.slots[i] = detect.SlotUnwritten
 		t := i / cfg.StackWords
@@ -694,6 +701,13 @@ func (m *Machine) Clone() *Machine {
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced, depth := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced, m.depth
 	hz, wt, k, tasks, dprov, dmark, wrote := m.hazards, m.wtrans, m.core, m.tasks, m.dprov, m.dmark, m.dataWritten
+	// src's stack sums are made exact, and m's pending marks cleared: the
+	// copy then has none pending.
+	src.flushWords()
+	for _, w := range m.pend {
+		m.pending[w] = false
+	}
+	pend, pending := m.pend[:0], m.pending
 	// Every machine of one lineage (the same static) holds the same text
 	// and provenance outside the offsets the patcher's ops may write (the
 	// image's, and boot's stores, done in New before any copy), and, while
@@ -713,6 +727,11 @@ func (m *Machine) CopyFrom(src *Machine) {
 	w0, dirty0, low0 := m.nwrites, m.siteDirty, m.stackLow
 	kinStack := m.st == src.st && len(stack) == len(src.stack) && len(depth) == len(src.depth) && (depth == nil) == (src.depth == nil)
 	*m = *src
+	m.pend = pend
+	if len(pending) != len(src.pending) {
+		pending = make([]bool, len(src.pending))
+	}
+	m.pending = pending
 	m.tasks = append(tasks[:0], src.tasks...)
 	m.core = src.core.copyInto(k)
 	if kin {
@@ -945,6 +964,7 @@ func (m *Machine) Hash() [2]uint64 {
 
 // hashExact is Hash with every task hashed by its index.
 func (m *Machine) hashExact() [2]uint64 {
+	m.flushWords()
 	var h hasher
 	h.init()
 	h.u64(0) // apart from hashSym's

@@ -251,6 +251,7 @@ func markHash(x uint64) [2]uint64 {
 // hashSym is Hash up to a permutation of the workers; ok is false when
 // the state holds a value it cannot place (see above).
 func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
+	m.flushWords()
 	n := int(m.patcher)
 	runq := m.runnable()
 	var dig [MaxTasks][2]uint64

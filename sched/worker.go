@@ -219,9 +219,9 @@ func (m *Machine) storeStackOf(t int, a uint64, size int, v uint64, reg uint8) {
 }
 
 // storeWord writes nw, from reg, to stack word w of task t (whose stack
-// starts at lo): the old word's contribution to the hash goes out, the new
-// one's comes in, and the word is written whole (never read back from
-// bytes just stored).
+// starts at lo): the word is written whole (never read back from bytes
+// just stored), and its contribution to the stack sum is brought up to
+// date when the state is next hashed (pendWord).
 func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
 	p := m.stack[4*w : 4*w+4 : 4*w+4]
 	var d uint8
@@ -236,23 +236,52 @@ func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
 	} else if binary.LittleEndian.Uint32(p) == nw && m.slots[w] == reg {
 		return // the same word from the same source: the hash stays
 	}
-	o, fo := m.wordHash(w, t, lo)
+	m.pendWord(t, w, lo)
 	if m.depth != nil {
 		m.depth[w] = d
 	}
 	binary.LittleEndian.PutUint32(p, nw)
 	m.slots[w] = reg
 	m.stackLow[t] = min(m.stackLow[t], int32(w))
-	n, fn := m.wordHash(w, t, lo)
+}
+
+// pendWord takes stack word w of task t (whose stack starts at lo), about
+// to change, out of the task's stack sum and foreign count, once: its new
+// contribution goes in at the next flushWords. A thread-local stretch
+// stores to a handful of words many times over (the pushes and pops of
+// every call), so the sum is updated once per word a stretch changed,
+// not twice per store.
+func (m *Machine) pendWord(t, w int, lo uint64) {
+	if m.pending[w] {
+		return
+	}
+	o, f := m.wordHash(w, t, lo)
 	sum := &m.stackSum[t]
-	sum[0] += n[0] - o[0]
-	sum[1] += n[1] - o[1]
-	if fo {
+	sum[0] -= o[0]
+	sum[1] -= o[1]
+	if f {
 		m.foreign[t]--
 	}
-	if fn {
-		m.foreign[t]++
+	m.pending[w] = true
+	m.pend = append(m.pend, int32(w))
+}
+
+// flushWords adds the contribution of every pending stack word back into
+// its task's sum and foreign count: stackSum and foreign are exact again.
+// Everything that reads them calls it first.
+func (m *Machine) flushWords() {
+	for _, w := range m.pend {
+		t := int(w) / m.cfg.StackWords
+		n, f := m.wordHash(int(w), t, m.stackLo(t))
+		sum := &m.stackSum[t]
+		sum[0] += n[0]
+		sum[1] += n[1]
+		if f {
+			m.foreign[t]++
+		}
+		m.pending[w] = false
 	}
+	m.pend = m.pend[:0]
 }
 
 func le32(b []byte) uint32 {
