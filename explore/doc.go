@@ -423,7 +423,11 @@
 // outside its own stack, every hazard of f in a run of the check's
 // machine is a hazard of f's modular machine within the same bound).
 // Each modular machine is searched as above (the same bounds, budgets and
-// reductions, no task symmetry). If every one is exhausted without a
+// reductions, no task symmetry). When the workers are alike (the condition
+// of task symmetry) worker 0's machine is the mirror image of every other
+// worker's, and its search alone stands for all of them, provided no
+// state it hashes is odd, which it checks (sched/modular.go: Mirror;
+// Options.NoSymmetry searches each); the reduction's text says so. If every one is exhausted without a
 // hazard the check is SAFE, for the check's own space, and the result
 // says so (Space.Modular, and the reduction's text). A store outside a
 // stack there is a fault, so a check whose modular machines all finish

@@ -29,6 +29,9 @@ type compiled struct {
 	// focus, when positive, makes the machines those of worker focus-1's
 	// thread-modular check (modular.go, sched.Config.Focus).
 	focus int
+	// mirror, with focus 1, records whether worker 0's modular machine
+	// stands for every worker's (sched.Mirror)
+	mirror *sched.Mirror
 }
 
 // compile validates sc, links its text, compiles its strategy and makes
@@ -94,7 +97,7 @@ func (c *compiled) config(record, unreduced, results bool) sched.Config {
 		NoInt3Emulation: s.NoInt3Emulation, NoQuiet: s.NoQuiet, KeepFreed: s.KeepFreed, NoMemo: s.NoMemo, MemoAll: s.MemoAll, MemoCheck: s.MemoCheck,
 		StackWords: s.StackWords,
 		IRQBound:   s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
-		Reference: c.ref, RecordResults: results, Focus: c.focus,
+		Reference: c.ref, RecordResults: results, Focus: c.focus, Mirror: c.mirror,
 	}
 }
 

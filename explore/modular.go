@@ -14,7 +14,9 @@ import (
 // stand-in that loops on schedule() (sched/modular.go argues it): when
 // every such machine is exhausted within the bound without a hazard, the
 // check is SAFE, for the same space (bound, CPUs, tasks, preemption
-// model). Its states grow with one worker's passes through the sites
+// model). When the workers are alike, worker 0's machine stands for every
+// worker's unless its search meets an odd state (sched/modular.go:
+// Mirror). Its states grow with one worker's passes through the sites
 // times the patcher's positions, not with the product of every worker's
 // passes, which is what a function calling a traced function in a loop
 // costs the whole search. Its premise, that no worker stores outside its
@@ -61,6 +63,10 @@ func ParseModular(s string) (Modular, error) {
 // modularReduction is what a SAFE modular check's Space.Reduction says
 // before the reduction of each machine's search.
 const modularReduction = "thread-modular (each worker searched against the patcher, the other workers stand-ins that loop on schedule(); no worker stored outside its stack) + "
+
+// modularMirrored is modularReduction when worker 0's machine stood for
+// every worker's (the workers alike, no state odd: sched/modular.go).
+const modularMirrored = "thread-modular (worker 0 searched against the patcher, the other workers stand-ins that loop on schedule(), its machine the mirror image of every other worker's; no worker stored outside its stack) + "
 
 // modular reports whether the exhaustive search e starts with the
 // thread-modular check.
@@ -133,9 +139,19 @@ func (e *engine) hunt() (*Result, error) {
 func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 	sc, opts := e.sc, e.opts
 	res = &Result{Mode: "check", Space: space(sc, opts)}
+	var mirror sched.Mirror
+	reduction := modularReduction
 	for f := 0; f < sc.Tasks; f++ {
+		if f > 0 && mirror.Holds() {
+			// Worker 0's machine stood for this one (sched/modular.go).
+			reduction = modularMirrored
+			continue
+		}
 		mc := *e.c
 		mc.focus = f + 1
+		if f == 0 {
+			mc.mirror = &mirror
+		}
 		me := newEngine(&mc, opts, e.start)
 		r, err := me.exhaustive()
 		me.close()
@@ -155,7 +171,7 @@ func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 		}
 		if r.Verdict == Incomplete && e.budgetGone(me) {
 			res.Verdict = Incomplete
-			res.Space.Reduction = modularReduction + reductionText(opts, false)
+			res.Space.Reduction = reduction + reductionText(opts, false)
 			res.Space.BoundsDone = r.Space.BoundsDone
 			res.Space.Coverage = fmt.Sprintf("thread-modular check of worker %d of %d: %s", f, sc.Tasks, r.Space.Coverage)
 			res.Reason = fmt.Sprintf("%s: %s", me.reason(), res.Space.Coverage)
@@ -167,7 +183,7 @@ func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 	res.Verdict = Safe
 	res.Space.Exhaustive = true
 	res.Space.BoundsDone = opts.bound() + 1
-	res.Space.Reduction = modularReduction + reductionText(opts, false)
+	res.Space.Reduction = reduction + reductionText(opts, false)
 	res.Space.Modular = true
 	res.Space.Description = describe(res)
 	return res, false, nil

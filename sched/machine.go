@@ -113,6 +113,9 @@ type Config struct {
 	// machine has no task symmetry, and a worker's store outside its own
 	// stack is a fault that ends the run (the check's premise is broken).
 	Focus int
+	// Mirror, with Focus 1, records whether worker 0's modular machine
+	// stands for every worker's (modular.go); nil: not recorded.
+	Mirror *Mirror
 }
 
 func (c *Config) defaults() {
@@ -592,6 +595,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	// Workers are alike unless the wrong-result detector owes them
 	// different results (symmetry.go).
 	st.symmetric = !cfg.NoSymmetry && cfg.Focus == 0 && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
+	m.initMirror()
 	return m, nil
 }
 
@@ -965,6 +969,7 @@ func (m *Machine) Hash() [2]uint64 {
 // hashExact is Hash with every task hashed by its index.
 func (m *Machine) hashExact() [2]uint64 {
 	m.flushWords()
+	m.checkMirror()
 	var h hasher
 	h.init()
 	h.u64(0) // apart from hashSym's

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/mcountsim/mcountsim/kernel"
 )
@@ -99,10 +100,80 @@ import (
 // stand-in switches where no worker could): explore then runs the whole
 // search, whose counterexample replays on the check's own machine.
 //
-// Every worker has its own modular machine: two workers differ in their
-// stacks' addresses, which code may compute with in ways that do not
-// commute with moving the stack (symmetry.go), so one worker's check does
-// not stand for another's.
+// One machine for every worker (Config.Mirror). Two workers differ in
+// their stacks' addresses and their indices only, when the wrong-result
+// detector owes them alike results (refSymmetric, the condition of task
+// symmetry: symmetry.go). Then the modular machine of worker f is the
+// image of worker 0's under the permutation that swaps tasks 0 and f
+// (and the CPUs they start on: CPUs are identical) and moves each stack's
+// contents with its task: the focus runs the same program from the same
+// entry with the same arguments, the stand-ins sit at the same hook, and
+// the argument of symmetry.go maps each run of one, step for step, to a
+// run of the other with the same options, preemptions and hazards on
+// the renamed tasks. That argument rests on the premise task symmetry
+// rests on, that a task's stack addresses come from its stack pointer
+// (the workloads compute no numbers in the stack area), and holds at
+// every state that is not odd: no worker holds, in its registers or
+// stack, a value in another worker's stack or next to the stacks, and no
+// data byte holds one. So the search of worker 0's machine checks every
+// state it hashes (mirrorOdd), and its result stands for every worker's
+// only when none was odd (Mirror.Holds); otherwise, and whenever the
+// workers are not alike, each worker's machine is searched.
+
+// Mirror is shared by the machines of worker 0's modular search (every
+// search goroutine's, and their clones): it records whether that search
+// met a state that keeps its machine from standing for the other
+// workers' (above). Safe for concurrent use.
+type Mirror struct{ odd atomic.Bool }
+
+// Holds reports whether worker 0's modular machine stands for every
+// worker's: the workers are alike and no state hashed so far was odd.
+func (x *Mirror) Holds() bool { return !x.odd.Load() }
+
+// initMirror marks x broken when m cannot stand for the other workers'
+// machines (New).
+func (m *Machine) initMirror() {
+	x := m.cfg.Mirror
+	if x != nil && (m.cfg.Focus != 1 || m.cfg.NoSymmetry || m.cfg.Tasks < 2 || !m.refSymmetric(m.cfg.Reference)) {
+		x.odd.Store(true)
+	}
+}
+
+// checkMirror records in Config.Mirror a state whose permuted image the
+// argument above does not cover (hashExact calls it, with the stack sums
+// exact).
+func (m *Machine) checkMirror() {
+	x := m.cfg.Mirror
+	if x == nil || x.odd.Load() || !m.mirrorOdd() {
+		return
+	}
+	x.odd.Store(true)
+}
+
+// mirrorOdd reports whether the state is odd in the sense of hashSym: a
+// live worker's register or stack word, or a data byte, holds a value in
+// the stack window that is not an address in its holder's own stack.
+func (m *Machine) mirrorOdd() bool {
+	if m.dataStack != 0 {
+		return true
+	}
+	for t := 0; t < int(m.patcher); t++ {
+		if m.tasks[t].State == Exited {
+			continue
+		}
+		if m.foreign[t] != 0 {
+			return true
+		}
+		var h hasher
+		h.init()
+		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		m.hashTaskState(&h, int8(t), &rb)
+		if rb.odd {
+			return true
+		}
+	}
+	return false
+}
 
 // standIn reports whether worker t is a stand-in of a modular machine.
 func (m *Machine) standIn(t int8) bool {

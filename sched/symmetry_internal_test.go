@@ -213,3 +213,46 @@ func TestSymmetryRunningTaskCPU(t *testing.T) {
 	}
 	require.Equal(t, on(0), on(1))
 }
+
+// Worker 0's modular machine stands for every worker's only while no
+// state it hashes is odd (modular.go: Mirror): a worker's register or
+// stack word holding an address in another worker's stack breaks the
+// mirror, a worker's own stack address does not; so does a focus other
+// than worker 0's, or the symmetry turned off.
+func TestMirrorOdd(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
+	require.NoError(t, err)
+	build := func(cfg Config) (*Machine, *Mirror) {
+		x := &Mirror{}
+		cfg.Tasks, cfg.Mirror = 2, x
+		m, err := New(img, cfg, &Program{})
+		require.NoError(t, err)
+		return m, x
+	}
+	m, x := build(Config{Focus: 1})
+	m.Hash()
+	require.True(t, x.Holds(), "the initial state")
+	lo0, hi0 := m.stackRange(0)
+	lo1, _ := m.stackRange(1)
+	regs := m.core.(*arm64Core).regs
+	regs[0].X[3] = hi0 - 16
+	m.touched(^uint32(0))
+	m.Hash()
+	require.True(t, x.Holds(), "worker 0 holding its own stack's address")
+	regs[1].X[4] = lo0 + 8
+	m.touched(^uint32(0))
+	m.Hash()
+	require.False(t, x.Holds(), "the stand-in holding an address in worker 0's stack")
+
+	m, x = build(Config{Focus: 1})
+	m.cur = 0
+	require.NoError(t, m.Store(hi0-8, 8, lo1+8, 0))
+	require.True(t, x.Holds(), "not hashed yet")
+	m.Hash()
+	require.False(t, x.Holds(), "worker 0's stack word holding an address in worker 1's stack")
+
+	for _, cfg := range []Config{{Focus: 2}, {Focus: 1, NoSymmetry: true}} {
+		_, x = build(cfg)
+		require.False(t, x.Holds(), "%+v", cfg)
+	}
+}
