@@ -116,31 +116,40 @@
 //
 //   - A unit is a run of steps RunLocal takes on one worker t, started at
 //     an iteration of its loop and ended before the first step that is not
-//     memo-safe, or where the loop stops. A step is memo-safe when it takes
-//     the fast path of a plain decoding (its bytes no store writes, no hook,
-//     outside every site, not synchronizing: nothing is fetched through the
-//     CPU's view) and the rule that made it local is the state-independent
-//     one (classLocal: registers, the task's own stack, immutable text), or
-//     it is a load or store that reaches only t's own stack or loads a
-//     read-only or quiet page (classLoad, local in this state). Not
-//     memo-safe: classFetch steps (they read bytes the patcher writes),
-//     classTI steps (the tracer's thread_info), hooks and site passes,
-//     and the exclusive accesses (classVisible wherever they point: they
-//     read and write the CPU's monitor).
+//     memo-safe, or where the loop stops. A step is memo-safe when it is
+//     not at a hook and the rule that made it local is the
+//     state-independent one (classLocal: registers, the task's own stack,
+//     immutable text), or it is a load or store that reaches only t's own
+//     stack or loads a read-only or quiet page (classLoad, local in this
+//     state), or it is a fetch of bytes the patcher writes that is local
+//     in this state (classFetch: every byte of the instruction holds the
+//     program's last write to it, and the CPU's view of it is the latest,
+//     localFetch). Not memo-safe: classTI steps (the tracer's
+//     thread_info), hooks, and the exclusive accesses (classVisible
+//     wherever they point: they read and write the CPU's monitor).
 //     The memo is consulted only under the plain loop's own conditions (no
 //     Record, no result recording, no open site pass, no tracer) and while
-//     the run has no hazard.
+//     the run has no hazard; a unit is kept only if it ends with no site
+//     pass open and the task outside a trap handler.
 //   - Such steps read nothing but t's registers, t's stack words and their
-//     provenance, t's shadow stack, link taint and results cursor (the
-//     detectors of calls and returns and the wrong-result detector's
-//     comparison with the reference, which is immutable), text no store
-//     writes, read-only pages, and quiet pages. A quiet page holds its first
+//     provenance, t's shadow stack, site pass, link taint and results
+//     cursor (the detectors of calls and returns, of site passes, and the
+//     wrong-result detector's comparison with the reference, which is
+//     immutable), text no store writes, read-only pages, and quiet pages,
+//     and the bytes of classFetch steps, which are final ones the CPU
+//     fetches exactly: the key holds which patchable bytes are final and
+//     latest in the CPU's view (hashFinal), so from every state of a key
+//     the unit's classFetch steps are local again and fetch the same
+//     bytes (no store can change a final byte, and a view only moves
+//     forward); a site pass through final bytes is checked against the
+//     site's last state, which it matches, and is closed before the unit
+//     ends. A quiet page holds its first
 //     contents in a run without a hazard: a store to one ends the run or is a
 //     hazard (quiet.go); and every machine that shares the table descends
 //     from one New, with one image and one configuration. They write nothing
 //     but t's registers, stack words (through storeWord, which keeps the
-//     stack sums), shadow stack, link taint and results cursor, the step
-//     counter and the Bus scratch of the step. Which step comes next, and
+//     stack sums), shadow stack, site pass, link taint and results cursor,
+//     the step counter and the Bus scratch of the step. Which step comes next, and
 //     whether it is memo-safe and local, is decided by the same values.
 //   - So from two states whose key (a 128-bit digest of t and of every value
 //     above that is not immutable, the hasher of Hash) is equal, the first k
@@ -158,7 +167,10 @@
 //   - Cost: a unit is recorded or looked up only at a text offset where a
 //     RunLocal call of at least 1,000 steps started, or once a call has
 //     taken that many steps, and no longer at an offset where at most one
-//     in 8 of 64 or more lookups hit; short stretches pay a byte load per
+//     in 16 of 4,096 or more lookups hit (a depth-first search meets each
+//     of a loop's iterations at the stretch's offset before it meets any
+//     again: judged on fewer lookups, a loop's stretch was given up before
+//     its first hit); short stretches pay a byte load per
 //     loop iteration. The table is shared by a machine and its clones (one
 //     goroutine, as the decode caches), holds at most 32,768 units of 256
 //     steps or more, and is emptied when full.

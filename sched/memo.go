@@ -13,8 +13,9 @@ import (
 // "Memoized stretches"). A unit is a run of steps that RunLocal takes on
 // one task, each of them memo-safe (memoSafe): it reads and writes only
 // the task's registers, its own stack words and their provenance, its
-// shadow stack, link taint and results cursor, immutable text and data
-// that cannot change while the run has no hazard. From equal values of
+// shadow stack, site pass, link taint and results cursor, immutable text,
+// final text its CPU's view holds as the latest, and data that cannot
+// change while the run has no hazard. From equal values of
 // those (the key) a unit of k steps takes the same k steps to the same
 // values, whatever the rest of the machine holds; so the table maps a key
 // to the values after, and a later RunLocal from an equal key sets them
@@ -64,6 +65,7 @@ type memoTable struct {
 // memoEntry is what a unit did: its steps and the values after it.
 type memoEntry struct {
 	k          int
+	pass       detect.Pass // the task's site pass after the unit (closed)
 	regs       []byte
 	words      []memoWord // stack words (of the task's stack) it changed
 	shadow     detect.Shadow
@@ -156,17 +158,21 @@ func (m *Machine) memoLearn(start, n int) {
 }
 
 // memoSafe reports whether worker t's next step, at text offset off and
-// local, is memo-safe: a plain decoding (immutable bytes, no hook, outside
-// every site, not synchronizing: the fast path, with no fetch through the
-// CPU's view) that the state-independent rule classifies local, or a load
-// or store that reaches only t's own stack or loads read-only or quiet
-// data (classLoad: local was just true). Not: classFetch (its bytes
-// depend on the patcher's progress) and classTI (the tracer's thread_info).
+// local (RunLocal just asked), is memo-safe: no hook, and local by the
+// state-independent rule (classLocal), or a load or store that reaches
+// only t's own stack or loads read-only or quiet data (classLoad), or a
+// fetch of final bytes the CPU's view holds as the latest (classFetch:
+// the key says which bytes are so, hashFinal). Not: classTI (the
+// tracer's thread_info) and classVisible.
 func (m *Machine) memoSafe(off uint64) bool {
-	if cl := m.st.class[off]; cl != classLocal && cl != classLoad {
+	if m.st.hook[off] != kernel.HookNone {
 		return false
 	}
-	return m.st.hook[off] == kernel.HookNone && m.st.siteOf[off] < 0 && m.core.(memoCore).plainAt(off)
+	switch m.st.class[off] {
+	case classLocal, classLoad, classFetch:
+		return true
+	}
+	return false
 }
 
 // memoStep is RunLocal's hook before a step of worker t on CPU c (local,
@@ -179,16 +185,19 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 	mt := m.st.memo
 	off, ok := m.textOff(m.core.pc(t))
 	if rec.on {
-		if !ok || !m.memoSafe(off) {
+		if !ok || m.tasks[t].InTrap || !m.memoSafe(off) {
 			m.memoEnd(t, rec)
 		}
 		return 0
 	}
 	long, _ := m.memoBounds()
-	if !ok || !mt.long[off] && n < long || !m.memoWorth(off) || !m.memoSafe(off) {
+	if !ok || !mt.long[off] && n < long || !m.memoWorth(off) {
 		return 0
 	}
-	key := m.memoKey(t)
+	if !m.memoSafe(off) {
+		return 0
+	}
+	key := m.memoKey(c, t)
 	if mt.tries[off] < 1<<15 {
 		mt.tries[off]++
 	}
@@ -212,16 +221,17 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 // 64 of them, at least one in 8 must have hit (not under MemoAll).
 func (m *Machine) memoWorth(off uint64) bool {
 	mt := m.st.memo
-	return m.cfg.MemoAll || mt.tries[off] < 64 || mt.found[off] >= mt.tries[off]/8
+	return m.cfg.MemoAll || mt.tries[off] < 4096 || mt.found[off] >= mt.tries[off]/16
 }
 
 // memoKey digests everything a unit of worker t can read that is not
 // immutable: t, its registers, its stack words and their provenance, its
 // shadow stack, link taint and results cursor.
-func (m *Machine) memoKey(t int8) [2]uint64 {
+func (m *Machine) memoKey(c, t int8) [2]uint64 {
 	var h hasher
 	h.init()
 	h.u64(uint64(t))
+	m.hashFinal(&h, c)
 	h.bytes(m.core.(memoCore).regBytes(t))
 	lo := m.stackLo(int(t)) - StackBase
 	h.bytes(m.stack[lo : lo+m.st.stackSize])
@@ -231,6 +241,7 @@ func (m *Machine) memoKey(t int8) [2]uint64 {
 	}
 	tk := &m.tasks[t]
 	h.bytes(shadowBytes(&tk.Shadow))
+	h.bytes(passBytes(&tk.Pass))
 	h.u64(b2u(tk.link.on) | uint64(tk.link.src)<<8)
 	h.u64(tk.link.val)
 	h.u64(tk.link.from)
@@ -240,6 +251,37 @@ func (m *Machine) memoKey(t int8) [2]uint64 {
 
 func shadowBytes(s *detect.Shadow) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(s)), unsafe.Sizeof(*s))
+}
+
+func passBytes(p *detect.Pass) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
+}
+
+// hashFinal feeds h which of the bytes a store may write CPU c fetches
+// as final: the last write of the program to the byte is made (no store
+// can change it any more) and c's view of it is the latest (a view only
+// moves forward). A classFetch step is local only where each of its bytes
+// is so (localFetch), and it then fetches exactly those final bytes: so
+// the classFetch steps a unit took are local, with the same bytes, from
+// every state of its key, and a unit may take them (memoSafe).
+func (m *Machine) hashFinal(h *hasher, c int8) {
+	fs := m.st.fetch
+	if fs == nil || len(m.st.dirty) == 0 {
+		return
+	}
+	nd := len(m.st.dirty)
+	var w uint64
+	for d, o := range m.st.dirty {
+		hd := fs.hist[d]
+		if m.prov[o] == hd[len(hd)-1].id && m.floor[int(c)*nd+d] == m.prov[o] {
+			w |= 1 << (d & 63)
+		}
+		if d&63 == 63 {
+			h.u64(w)
+			w = 0
+		}
+	}
+	h.u64(w)
 }
 
 // memoBegin snapshots what a unit of worker t may change.
@@ -262,13 +304,13 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 	rec.on = false
 	mt := m.st.memo
 	k := m.steps - rec.steps0
-	if _, min := m.memoBounds(); k < min || m.done || len(m.hazards) > 0 {
+	if _, min := m.memoBounds(); k < min || m.done || len(m.hazards) > 0 || m.tasks[t].Pass.Open || m.tasks[t].InTrap {
 		return
 	}
 	if old := mt.entries[rec.key]; old != nil && old.k >= k {
 		return
 	}
-	e := &memoEntry{k: k, regs: append([]byte(nil), m.core.(memoCore).regBytes(t)...),
+	e := &memoEntry{k: k, pass: m.tasks[t].Pass, regs: append([]byte(nil), m.core.(memoCore).regBytes(t)...),
 		shadow: m.tasks[t].Shadow, link: m.tasks[t].link, results: m.tasks[t].Results,
 		loadedInto: m.loadedInto, loadedLink: m.loadedLink, loadedFrom: m.loadedFrom}
 	lo := m.stackLo(int(t)) - StackBase
@@ -302,7 +344,7 @@ func (m *Machine) memoApply(t int8, e *memoEntry) {
 		m.setWord(int(t), w0+int(w.w), lo, w.v, w.slot, w.depth)
 	}
 	tk := &m.tasks[t]
-	tk.Shadow, tk.link, tk.Results = e.shadow, e.link, e.results
+	tk.Shadow, tk.link, tk.Results, tk.Pass = e.shadow, e.link, e.results, e.pass
 	m.touched(taskBit(t)) // symmetry.go: its digest changes
 	m.steps += e.k
 	m.cur = t

@@ -364,7 +364,7 @@ func (m *Machine) RunLocal(max int) int {
 			break
 		}
 		touch |= taskBit(t)
-		if m.memoOn(t) {
+		if rec.on || m.memoOn(t) {
 			if k := m.memoStep(c, t, n, max-n, &rec); k > 0 {
 				n += k
 				continue
