@@ -170,6 +170,9 @@ func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 			continue
 		}
 		if r.Verdict == Incomplete && e.budgetGone(me) {
+			if f == 0 && mirror.Holds() {
+				reduction = modularMirrored // as far as it went
+			}
 			res.Verdict = Incomplete
 			res.Space.Reduction = reduction + reductionText(opts, false)
 			res.Space.BoundsDone = r.Space.BoundsDone
