@@ -53,6 +53,10 @@ type memoTable struct {
 	// (memoWorth), so that it costs no key and no recording any more
 	tries, found []uint16
 	entries      map[[2]uint64]*memoEntry
+	// fetched lists the patchable bytes (indices into static.dirty) a
+	// fetch may read, those in the reference's windows when it has them
+	// (quiet.go): hashFinal reads these alone
+	fetched []int32
 	// scratch of the unit being recorded (one at a time per lineage)
 	regs, stack []byte
 	slots       []uint8
@@ -89,6 +93,7 @@ type memoRec struct {
 	t      int8
 	key    [2]uint64
 	steps0 int
+	low    int // the task's stackLow when it began, from its stack's first word
 }
 
 // memoCore is what the memo needs of a core: the task's register file as
@@ -115,7 +120,15 @@ func (m *Machine) initMemo() {
 		return
 	}
 	n := len(m.text)
-	m.st.memo = &memoTable{long: make([]bool, n), tries: make([]uint16, n), found: make([]uint16, n), entries: map[[2]uint64]*memoEntry{}}
+	mt := &memoTable{long: make([]bool, n), tries: make([]uint16, n), found: make([]uint16, n), entries: map[[2]uint64]*memoEntry{}}
+	for d, o := range m.st.dirty {
+		// A fetch whose window holds a byte outside the reference's
+		// ends the run (quiet.go), and no unit is kept from such a run.
+		if m.st.obs == nil || m.st.obs[o] {
+			mt.fetched = append(mt.fetched, int32(d))
+		}
+	}
+	m.st.memo = mt
 }
 
 // MemoStats returns the memo's hits, the units it recorded, and the hits
@@ -233,12 +246,13 @@ func (m *Machine) memoKey(c, t int8) [2]uint64 {
 	h.u64(uint64(t))
 	m.hashFinal(&h, c)
 	h.bytes(m.core.(memoCore).regBytes(t))
-	lo := m.stackLo(int(t)) - StackBase
-	h.bytes(m.stack[lo : lo+m.st.stackSize])
-	h.bytes(m.slots[lo/4 : (lo+m.st.stackSize)/4])
-	if m.depth != nil {
-		h.bytes(m.depth[lo/4 : (lo+m.st.stackSize)/4]) // freed.go
-	}
+	// The stack's words, their provenance and call depths, as the state
+	// hash has them (an incremental sum over the words, exact once the
+	// pending words are flushed): the 4 KiB of a stack are not hashed
+	// again at every lookup.
+	m.flushWords()
+	h.u64(m.stackSum[t][0])
+	h.u64(m.stackSum[t][1])
 	tk := &m.tasks[t]
 	h.bytes(shadowBytes(&tk.Shadow))
 	h.bytes(passBytes(&tk.Pass))
@@ -271,12 +285,13 @@ func (m *Machine) hashFinal(h *hasher, c int8) {
 	}
 	nd := len(m.st.dirty)
 	var w uint64
-	for d, o := range m.st.dirty {
+	for i, d := range m.st.memo.fetched {
+		o := m.st.dirty[d]
 		hd := fs.hist[d]
-		if m.prov[o] == hd[len(hd)-1].id && m.floor[int(c)*nd+d] == m.prov[o] {
-			w |= 1 << (d & 63)
+		if m.prov[o] == hd[len(hd)-1].id && m.floor[int(c)*nd+int(d)] == m.prov[o] {
+			w |= 1 << (i & 63)
 		}
-		if d&63 == 63 {
+		if i&63 == 63 {
 			h.u64(w)
 			w = 0
 		}
@@ -289,11 +304,15 @@ func (m *Machine) memoBegin(t int8, key [2]uint64, rec *memoRec) {
 	mt := m.st.memo
 	*rec = memoRec{on: true, t: t, key: key, steps0: m.steps}
 	mt.regs = append(mt.regs[:0], m.core.(memoCore).regBytes(t)...)
-	lo := m.stackLo(int(t)) - StackBase
-	mt.stack = append(mt.stack[:0], m.stack[lo:lo+m.st.stackSize]...)
-	mt.slots = append(mt.slots[:0], m.slots[lo/4:(lo+m.st.stackSize)/4]...)
+	// Only the words from the stack's low mark on: those below it hold
+	// New's values (Machine.stackLow), and memoEnd knows them so.
+	w0 := int(t) * m.cfg.StackWords
+	rec.low = int(m.stackLow[t]) - w0
+	lo, hi := 4*int(m.stackLow[t]), 4*(w0+m.cfg.StackWords)
+	mt.stack = append(mt.stack[:0], m.stack[lo:hi]...)
+	mt.slots = append(mt.slots[:0], m.slots[lo/4:hi/4]...)
 	if m.depth != nil {
-		mt.depth = append(mt.depth[:0], m.depth[lo/4:(lo+m.st.stackSize)/4]...)
+		mt.depth = append(mt.depth[:0], m.depth[lo/4:hi/4]...)
 	}
 	mt.shadow = m.tasks[t].Shadow
 }
@@ -319,8 +338,15 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 	if m.depth != nil {
 		dp = m.depth[lo/4 : (lo+m.st.stackSize)/4]
 	}
-	for w := range sl {
-		if sl[w] != mt.slots[w] || !bytes.Equal(st[4*w:4*w+4], mt.stack[4*w:4*w+4]) || dp != nil && dp[w] != mt.depth[w] {
+	for w := int(m.stackLow[t]) - int(t)*m.cfg.StackWords; w < len(sl); w++ {
+		v0, s0, d0 := uint32(0), detect.SlotUnwritten, uint8(0) // below the low mark: New's
+		if i := w - rec.low; i >= 0 {
+			v0, s0 = le32(mt.stack[4*i:]), mt.slots[i]
+			if dp != nil {
+				d0 = mt.depth[i]
+			}
+		}
+		if sl[w] != s0 || le32(st[4*w:]) != v0 || dp != nil && dp[w] != d0 {
 			mw := memoWord{w: uint32(w), v: le32(st[4*w:]), slot: sl[w]}
 			if dp != nil {
 				mw.depth = dp[w]
