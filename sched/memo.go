@@ -231,15 +231,16 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 }
 
 // memoWorth reports whether lookups at text offset off still pay: after
-// 64 of them, at least one in 8 must have hit (not under MemoAll).
+// 4,096 of them, at least one in 16 must have hit (not under MemoAll).
 func (m *Machine) memoWorth(off uint64) bool {
 	mt := m.st.memo
 	return m.cfg.MemoAll || mt.tries[off] < 4096 || mt.found[off] >= mt.tries[off]/16
 }
 
-// memoKey digests everything a unit of worker t can read that is not
-// immutable: t, its registers, its stack words and their provenance, its
-// shadow stack, link taint and results cursor.
+// memoKey digests everything a unit of worker t on CPU c can read that
+// is not immutable: t, which patchable bytes c fetches as final
+// (hashFinal), its registers, its stack words and their provenance, its
+// shadow stack, site pass, link taint and results cursor.
 func (m *Machine) memoKey(c, t int8) [2]uint64 {
 	var h hasher
 	h.init()
