@@ -154,7 +154,7 @@ func (m *Machine) unobserved(what string) {
 		return
 	}
 	m.outOfSteps, m.done, m.premiseBroken = true, true, true
-	m.budgetWhy = fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet turns them off) do not hold for this run", what)
+	m.budgetWhy = fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet, or --no-reference-reductions, turns them off) do not hold for this run", what)
 }
 
 // patcherLocal reports whether the patcher's next step, on its CPU, is a

@@ -273,5 +273,5 @@ func (m *Machine) breakStable(what string) {
 		return
 	}
 	m.outOfSteps, m.done, m.premiseBroken = true, true, true
-	m.budgetWhy = what + ", which breaks a premise of the stable data bytes (sched/stable.go)"
+	m.budgetWhy = what + ", which breaks a premise of the stable data bytes (sched/stable.go; --no-reference-reductions turns them off)"
 }
