@@ -82,8 +82,6 @@ type OnceByte struct {
 	Value uint8
 	// Early: a worker loaded the byte before any store wrote it.
 	Early bool
-	// Stored: some store wrote it.
-	Stored bool
 }
 
 // Cursor is a task's progress through its reference results: how many

@@ -297,7 +297,7 @@ func (m *Machine) onceBytes() []detect.OnceByte {
 			if v < 0 {
 				return
 			}
-			b.Value, b.Stored = uint8(v), true
+			b.Value = uint8(v)
 		}
 		out = append(out, b)
 	}
