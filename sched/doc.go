@@ -137,11 +137,15 @@
 //     wrong-result detector's comparison with the reference, which is
 //     immutable), text no store writes, read-only pages, and quiet pages,
 //     and the bytes of classFetch steps, which are final ones the CPU
-//     fetches exactly: the key holds which patchable bytes are final and
-//     latest in the CPU's view (hashFinal), so from every state of a key
-//     the unit's classFetch steps are local again and fetch the same
-//     bytes (no store can change a final byte, and a view only moves
-//     forward); a site pass through final bytes is checked against the
+//     fetches exactly: a unit keeps the patchable bytes of the
+//     instructions its classFetch steps fetched and of their fetch
+//     windows, and applies only where the former are final and the CPU's
+//     view of all of them is the latest (memoFits), so from such a state
+//     of its key its classFetch steps are local again and fetch the same
+//     bytes (no store can change a final byte, a view only moves forward,
+//     and nothing moves either while the unit runs); one key may hold a
+//     few units, which differ in those bytes (a site final in one state
+//     of the key and not in another); a site pass through final bytes is checked against the
 //     site's last state, which it matches, and is closed before the unit
 //     ends. A quiet page holds its first
 //     contents in a run without a hazard: a store to one ends the run or is a

@@ -3,6 +3,7 @@ package sched
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/mcountsim/mcountsim/detect"
@@ -33,6 +34,9 @@ const (
 	// emptied (each unit is a few hundred bytes plus its stack words:
 	// at most a few tens of MB).
 	memoCap = 1 << 15
+	// memoPerKey bounds the units kept per key (from one key, units differ
+	// only by the patchable bytes final where they were recorded).
+	memoPerKey = 8
 )
 
 // memoBounds returns memoLong and memoMin, both 1 under Config.MemoAll,
@@ -52,11 +56,11 @@ type memoTable struct {
 	// lookups mostly miss (the state differs each time) is given up
 	// (memoWorth), so that it costs no key and no recording any more
 	tries, found []uint16
-	entries      map[[2]uint64]*memoEntry
-	// fetched lists the patchable bytes (indices into static.dirty) a
-	// fetch may read, those in the reference's windows when it has them
-	// (quiet.go): hashFinal reads these alone
-	fetched []int32
+	// entries: per key, the units recorded from it, each with the
+	// patchable bytes it fetched (memoEntry.fin), which must be final and
+	// latest in the CPU's view for it to apply (memoFits)
+	entries map[[2]uint64][]*memoEntry
+	n       int // units held
 	// scratch of the unit being recorded (one at a time per lineage)
 	regs, stack []byte
 	slots       []uint8
@@ -69,6 +73,8 @@ type memoTable struct {
 // memoEntry is what a unit did: its steps and the values after it.
 type memoEntry struct {
 	k          int
+	fin        []int32     // the patchable bytes (indices into static.dirty) its classFetch steps fetched
+	fresh      []int32     // the other patchable bytes in their fetch windows
 	pass       detect.Pass // the task's site pass after the unit (closed)
 	regs       []byte
 	words      []memoWord // stack words (of the task's stack) it changed
@@ -93,7 +99,9 @@ type memoRec struct {
 	t      int8
 	key    [2]uint64
 	steps0 int
-	low    int // the task's stackLow when it began, from its stack's first word
+	low    int     // the task's stackLow when it began, from its stack's first word
+	fin    []int32 // the patchable bytes its classFetch steps fetched so far
+	fresh  []int32 // the other patchable bytes in their fetch windows
 }
 
 // memoCore is what the memo needs of a core: the task's register file as
@@ -120,15 +128,7 @@ func (m *Machine) initMemo() {
 		return
 	}
 	n := len(m.text)
-	mt := &memoTable{long: make([]bool, n), tries: make([]uint16, n), found: make([]uint16, n), entries: map[[2]uint64]*memoEntry{}}
-	for d, o := range m.st.dirty {
-		// A fetch whose window holds a byte outside the reference's
-		// ends the run (quiet.go), and no unit is kept from such a run.
-		if m.st.obs == nil || m.st.obs[o] {
-			mt.fetched = append(mt.fetched, int32(d))
-		}
-	}
-	m.st.memo = mt
+	m.st.memo = &memoTable{long: make([]bool, n), tries: make([]uint16, n), found: make([]uint16, n), entries: map[[2]uint64][]*memoEntry{}}
 }
 
 // MemoStats returns the memo's hits, the units it recorded, and the hits
@@ -201,8 +201,11 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 	mt := m.st.memo
 	off, ok := m.textOff(m.core.pc(t))
 	if rec.on {
-		if !ok || m.tasks[t].InTrap || !m.memoSafe(t, off) {
+		switch {
+		case !ok || m.tasks[t].InTrap || !m.memoSafe(t, off):
 			m.memoEnd(t, rec)
+		case m.st.class[off] == classFetch:
+			m.memoFetched(off, rec)
 		}
 		return 0
 	}
@@ -217,7 +220,13 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 	if mt.tries[off] < 1<<15 {
 		mt.tries[off]++
 	}
-	if e := mt.entries[key]; e != nil && e.k <= left && m.steps+e.k < m.cfg.MaxSteps {
+	var e *memoEntry
+	for _, x := range mt.entries[key] {
+		if (e == nil || x.k > e.k) && x.k <= left && m.steps+x.k < m.cfg.MaxSteps && m.memoFits(c, x) {
+			e = x
+		}
+	}
+	if e != nil {
 		mt.hits++
 		if mt.found[off] < 1<<15 {
 			mt.found[off]++
@@ -230,6 +239,9 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 		return e.k
 	}
 	m.memoBegin(t, key, rec)
+	if m.st.class[off] == classFetch {
+		m.memoFetched(off, rec)
+	}
 	return 0
 }
 
@@ -241,14 +253,13 @@ func (m *Machine) memoWorth(off uint64) bool {
 }
 
 // memoKey digests everything a unit of worker t on CPU c can read that
-// is not immutable: t, which patchable bytes c fetches as final
-// (hashFinal), its registers, its stack words and their provenance, its
-// shadow stack, site pass, link taint and results cursor.
+// is not immutable but the patchable bytes it fetches (memoFits): t, its
+// registers, its stack words and their provenance, its shadow stack, site
+// pass, link taint and results cursor.
 func (m *Machine) memoKey(c, t int8) [2]uint64 {
 	var h hasher
 	h.init()
 	h.u64(uint64(t))
-	m.hashFinal(&h, c)
 	h.bytes(m.core.(memoCore).regBytes(t))
 	// The stack's words, their provenance and call depths, as the state
 	// hash has them (an incremental sum over the words, exact once the
@@ -275,38 +286,61 @@ func passBytes(p *detect.Pass) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
 }
 
-// hashFinal feeds h which of the bytes a store may write CPU c fetches
-// as final: the last write of the program to the byte is made (no store
-// can change it any more) and c's view of it is the latest (a view only
-// moves forward). A classFetch step is local only where each of its bytes
-// is so (localFetch), and it then fetches exactly those final bytes: so
-// the classFetch steps a unit took are local, with the same bytes, from
-// every state of its key, and a unit may take them (memoSafe).
-func (m *Machine) hashFinal(h *hasher, c int8) {
+// memoFits reports whether unit e's classFetch steps are local again, on
+// CPU c, fetching the same bytes, as they were when e was recorded
+// (localFetch): each patchable byte of their instructions holds the
+// program's last write to it (no store can change it any more), and c's
+// view of every patchable byte of their fetch windows is the latest. From
+// a state of e's key the unit takes the same steps up to each of them, and
+// nothing changes text or c's view while it runs (only the patcher writes
+// text; a step that synchronizes is visible); the patchable bytes outside
+// those windows it does not read.
+func (m *Machine) memoFits(c int8, e *memoEntry) bool {
 	fs := m.st.fetch
-	if fs == nil || len(m.st.dirty) == 0 {
-		return
-	}
 	nd := len(m.st.dirty)
-	var w uint64
-	for i, d := range m.st.memo.fetched {
+	for _, d := range e.fin {
 		o := m.st.dirty[d]
 		hd := fs.hist[d]
-		if m.prov[o] == hd[len(hd)-1].id && m.floor[int(c)*nd+int(d)] == m.prov[o] {
-			w |= 1 << (i & 63)
-		}
-		if i&63 == 63 {
-			h.u64(w)
-			w = 0
+		if m.prov[o] != hd[len(hd)-1].id || m.floor[int(c)*nd+int(d)] != m.prov[o] {
+			return false
 		}
 	}
-	h.u64(w)
+	for _, d := range e.fresh {
+		if m.floor[int(c)*nd+int(d)] != m.prov[m.st.dirty[d]] {
+			return false
+		}
+	}
+	return true
+}
+
+// memoFetched adds to the unit being recorded the patchable bytes of the
+// instruction at text offset off (a classFetch step, local now).
+func (m *Machine) memoFetched(off uint64, rec *memoRec) {
+	fs := m.st.fetch
+	n, err := m.core.decode(off+m.img.Base, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
+	if err != nil {
+		n = m.shape.maxLen // not local then; the unit ends before it
+	}
+	end := min(off+uint64(m.shape.maxLen), uint64(len(m.text)))
+	for o := off; o < end; o++ {
+		d := fs.dirtyOf[o]
+		switch {
+		case d < 0 || slices.Contains(rec.fin, d):
+		case o < off+uint64(n):
+			rec.fin = append(rec.fin, d)
+			if i := slices.Index(rec.fresh, d); i >= 0 {
+				rec.fresh = slices.Delete(rec.fresh, i, i+1)
+			}
+		case !slices.Contains(rec.fresh, d):
+			rec.fresh = append(rec.fresh, d)
+		}
+	}
 }
 
 // memoBegin snapshots what a unit of worker t may change.
 func (m *Machine) memoBegin(t int8, key [2]uint64, rec *memoRec) {
 	mt := m.st.memo
-	*rec = memoRec{on: true, t: t, key: key, steps0: m.steps}
+	*rec = memoRec{on: true, t: t, key: key, steps0: m.steps, fin: rec.fin[:0], fresh: rec.fresh[:0]}
 	mt.regs = append(mt.regs[:0], m.core.(memoCore).regBytes(t)...)
 	// Only the words from the stack's low mark on: those below it hold
 	// New's values (Machine.stackLow), and memoEnd knows them so.
@@ -330,10 +364,20 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 	if _, min := m.memoBounds(); k < min || m.done || len(m.hazards) > 0 || m.tasks[t].Pass.Open || m.tasks[t].InTrap {
 		return
 	}
-	if old := mt.entries[rec.key]; old != nil && old.k >= k {
+	list := mt.entries[rec.key]
+	at := len(list)
+	for i, old := range list {
+		if slices.Equal(old.fin, rec.fin) && slices.Equal(old.fresh, rec.fresh) {
+			if old.k >= k {
+				return
+			}
+			at = i
+		}
+	}
+	if at == len(list) && len(list) >= memoPerKey {
 		return
 	}
-	e := &memoEntry{k: k, pass: m.tasks[t].Pass, regs: append([]byte(nil), m.core.(memoCore).regBytes(t)...),
+	e := &memoEntry{k: k, fin: slices.Clone(rec.fin), fresh: slices.Clone(rec.fresh), pass: m.tasks[t].Pass, regs: append([]byte(nil), m.core.(memoCore).regBytes(t)...),
 		shadow: m.tasks[t].Shadow, link: m.tasks[t].link, results: m.tasks[t].Results,
 		loadedInto: m.loadedInto, loadedLink: m.loadedLink, loadedFrom: m.loadedFrom}
 	lo := m.stackLo(int(t)) - StackBase
@@ -358,10 +402,17 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 			e.words = append(e.words, mw)
 		}
 	}
-	if len(mt.entries) >= memoCap {
+	if mt.n >= memoCap {
 		clear(mt.entries)
+		mt.n, list, at = 0, nil, 0
 	}
-	mt.entries[rec.key] = e
+	if at == len(list) {
+		list = append(list, e)
+		mt.n++
+	} else {
+		list[at] = e
+	}
+	mt.entries[rec.key] = list
 	mt.units++
 }
 
