@@ -30,7 +30,7 @@ import (
 // initQuiet builds the quiet pages and the observed text from the
 // reference (New, after initResults).
 func (m *Machine) initQuiet() {
-	ref := m.ref
+	ref := m.quietRef() // envcells.go
 	if ref == nil || m.cfg.Unreduced || m.cfg.NoQuiet || m.tr.on {
 		return
 	}
