@@ -20,9 +20,18 @@ import (
 // Mirror). Its states grow with one worker's passes through the sites
 // times the patcher's positions, not with the product of every worker's
 // passes, which is what a function calling a traced function in a loop
-// costs the whole search. Its premise, that no worker stores outside its
-// own stack, is checked in the same search: a store outside a stack ends
-// that machine's run with a fault. Any other outcome but SAFE (a hazard,
+// costs the whole search. Where the workers store outside their stacks,
+// to shared data cells, the check runs in rounds (sched/modular.go,
+// "Shared data cells"): in each, a worker's load of a cell reads, by the
+// search's choice, any value of the cell's value set (its initial value,
+// the reference run's stores, and what the rounds before collected), and
+// every value a machine stores outside its cell's set is collected; a
+// round that collects nothing and is exhausted without a hazard is SAFE,
+// and one that collects something starts the next, up to envRounds,
+// after which the whole search decides. What the value sets cannot vouch
+// for (accesses of mixed sizes, a read-modify-write or exclusive access
+// of a cell, a stored pointer into a stack) ends that machine's run with
+// a fault. Any other outcome but SAFE (a hazard,
 // which a stand-in's extra freedom may have made, the premise broken, a
 // run the reference run's reductions cannot vouch for) runs the check's
 // own machine with what is left of the budget (after a hazard, random

@@ -229,6 +229,9 @@ func (m *Machine) quietRef() *detect.Results {
 // An instruction that loads a cell without being offered variants here is
 // refused when it does (envLoad).
 func (m *Machine) envVariants(t int8) int {
+	if len(m.cfg.Env.cells) == 0 {
+		return 0
+	}
 	a, n, store, ok := m.core.memAddr(m, t, m.core.pc(t))
 	if k, x86 := m.core.(*x86Core); x86 && !ok {
 		a, ok = k.branchLoad(m, t, m.core.pc(t))
@@ -318,8 +321,8 @@ func (m *Machine) envStore(a uint64, size int, v uint64) {
 func (m *Machine) envBegin(load uint16) { m.env = envStep{on: true, pick: load} }
 
 // envEnd ends the step of worker t on CPU c, which began at pc: an
-// exclusive access (ldrex/strex, ldxr/stxr, lr/sc) that reached a cell, or
-// a store outside the stacks, is refused. (Atomic read-modify-writes, the
+// exclusive access (ldrex/strex, ldxr/stxr, lr/sc) that loaded a cell or
+// stored outside the stacks is refused. (Atomic read-modify-writes, the
 // amo* and x86 locked instructions, load and store one cell in one step:
 // envStore refuses them.)
 func (m *Machine) envEnd(c, t int8, pc uint64) {
@@ -334,7 +337,7 @@ func (m *Machine) envEnd(c, t int8, pc uint64) {
 	}
 	if _, err := m.core.decode(pc, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))]); err == nil && m.core.exclusive() {
 		m.cur = t
-		m.fault(c, t, pc, "an exclusive access to shared data: the value sets of the thread-modular check do not model its monitor")
+		m.fault(c, t, pc, "an exclusive access to shared data, whose monitor no value set models: the thread-modular check's value sets do not apply")
 	}
 }
 
