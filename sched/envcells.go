@@ -225,17 +225,25 @@ func (m *Machine) quietRef() *detect.Results {
 
 // envVariants is the number of load variants of worker t's next
 // instruction (appendRun): the size of the set of the cell it loads,
-// where its address (the core's memAddr) is exactly a cell; 0 otherwise.
+// where its address (the core's memAddr; on x86 also the target of a call
+// or jump through memory, and a compare's memory destination, which it
+// only reads) is exactly a cell; 0 otherwise.
 // An instruction that loads a cell without being offered variants here is
 // refused when it does (envLoad).
 func (m *Machine) envVariants(t int8) int {
 	if len(m.cfg.Env.cells) == 0 {
 		return 0
 	}
-	a, n, store, ok := m.core.memAddr(m, t, m.core.pc(t))
-	if k, x86 := m.core.(*x86Core); x86 && !ok {
-		a, ok = k.branchLoad(m, t, m.core.pc(t))
-		n = 8
+	pc := m.core.pc(t)
+	a, n, store, ok := m.core.memAddr(m, t, pc)
+	if k, x86 := m.core.(*x86Core); x86 {
+		switch {
+		case !ok:
+			a, ok = k.branchLoad(m, t, pc) // call or jmp through memory
+			n = 8
+		case store && k.compares(m, pc):
+			store = false
+		}
 	}
 	if !ok || store {
 		return 0

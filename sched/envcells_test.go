@@ -173,3 +173,47 @@ func TestEnvCellsRefuse(t *testing.T) {
 	env.Seed(envVar, 8, 1)
 	assert.ErrorContains(t, env.Check(), "overlap (stores of mixed sizes)")
 }
+
+// On x86 a compare with a memory destination only reads it, and a call
+// through memory loads its target: both are offered one step per value
+// of their cell's set (the call lands on the value chosen); an add to
+// memory, a read-modify-write, is refused.
+func TestEnvCellsX86(t *testing.T) {
+	img := &kernel.Image{Arch: kernel.X86, Base: 0x8000, Entry: 0x8000, Align: 1}
+	img.Text = []byte{
+		0x83, 0x3c, 0x25, 0x00, 0x00, 0x20, 0x00, 0x01, // cmpl $1, 0x200000
+		0xff, 0x14, 0x25, 0x08, 0x00, 0x20, 0x00, // call *0x200008
+		0x90, 0x90, // nop (exit), nop (schedule)
+	}
+	img.Hooks = []kernel.Hook{{Addr: 0x800f, Kind: kernel.HookExit}, {Addr: 0x8010, Kind: kernel.HookSchedule}}
+	img.Symbols = []kernel.Symbol{{Name: "w", Addr: img.Base, Size: 15}, {Name: "exit", Addr: 0x800f, Size: 1}, {Name: "sched", Addr: 0x8010, Size: 1}}
+	data := make([]byte, 16)
+	binary.LittleEndian.PutUint32(data, 7)
+	binary.LittleEndian.PutUint64(data[8:], 0x800f)
+	img.Data = []kernel.Segment{{Name: ".data", Addr: envVar, Bytes: data}}
+	env := sched.NewEnvCells()
+	env.Seed(envVar, 4, 1)
+	env.Seed(envVar+8, 8, 0x8010)
+	m := envMachine(t, img, env)
+	require.Equal(t, uint64(0x8000), m.PC(0))
+	runs := cpu0Runs(m.Options(nil))
+	require.Len(t, runs, 2, "the compare's two values")
+	m.Apply(runs[1])
+	require.Empty(t, m.Hazards())
+	runs = cpu0Runs(m.Options(nil))
+	require.Len(t, runs, 2, "the call's two targets")
+	for i, want := range []uint64{0x800f, 0x8010} {
+		c := m.Clone()
+		c.Apply(runs[i])
+		require.Empty(t, c.Hazards())
+		assert.Equal(t, want, c.PC(0))
+	}
+
+	img.Text[1] = 0x04 // addl $1, 0x200000
+	m = envMachine(t, img, env)
+	runs = cpu0Runs(m.Options(nil))
+	require.Len(t, runs, 1)
+	m.Apply(runs[0])
+	require.NotEmpty(t, m.Hazards())
+	assert.Contains(t, m.Hazards()[0].Detail, "a load of a shared data cell that the explorer was not offered values for")
+}
