@@ -68,6 +68,22 @@ type Results struct {
 	// reaches read them (sched/quiet.go).
 	Written []uint64 `json:"-"`
 	Text    []uint64 `json:"-"`
+	// Once lists, sorted by address, the data bytes a worker loaded or
+	// stored (outside the instrumentation) whose every store, if any,
+	// wrote one value, with that value (the byte as it was, for one no
+	// store wrote): the candidates of the machine's stable bytes
+	// (sched/stable.go).
+	Once []OnceByte `json:"-"`
+}
+
+// OnceByte is one data byte of Results.Once.
+type OnceByte struct {
+	Addr  uint64
+	Value uint8
+	// Early: a worker loaded the byte before any store wrote it.
+	Early bool
+	// Stored: some store wrote it.
+	Stored bool
 }
 
 // Cursor is a task's progress through its reference results: how many

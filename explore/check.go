@@ -305,6 +305,10 @@ type Space struct {
 	// Frontier is the number of subtrees the exhaustive search split the
 	// last bound it searched into (the unit of parallel work and of shards).
 	Frontier int `json:"frontier,omitempty"`
+	// NoReferenceReductions says that the reductions that rest on the
+	// reference run were off (a run broke their premise: modular.go,
+	// whole): its schedule replays with Scenario.NoQuiet and NoStable.
+	NoReferenceReductions bool `json:"no_reference_reductions,omitempty"`
 	// Found says how an UNSAFE check's counterexample was found when not
 	// by the exhaustive search's bounds in order (modular.go: hunt).
 	Found string `json:"found,omitempty"`

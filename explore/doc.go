@@ -115,7 +115,8 @@
 // can touch, as a fetch of immutable text. (Before the last write, or from
 // a stale view, the fetch stays visible: which bytes it sees is the
 // search's business.) Loads from writable data and every store to data stay
-// visible (issue 21; tested in kernel's TestReadOnlyLoadsReduced against
+// visible but for the reductions that rest on the reference run, below
+// (issue 21; tested in kernel's TestReadOnlyLoadsReduced against
 // the search that takes .rodata for writable data and against the
 // unreduced one, and in TestStackAccessesReduced against the unreduced
 // one). The fetch rule asks only that the writes to the instruction's own
@@ -123,8 +124,9 @@
 // it), not every write of the program: a later store elsewhere cannot
 // change those bytes, and the argument is the same.
 //
-// Two more rest on the uninstrumented reference run (results.go), when
-// its results are compared, and each run checks them (sched/quiet.go).
+// Three more rest on the uninstrumented reference run (results.go),
+// whether its results are compared or not, and each run checks them
+// (sched/quiet.go, sched/stable.go).
 // A quiet page is a writable data page that no store of the reference
 // wrote; a load from one is local as a load from a read-only page is. A
 // store of the patcher whose bytes lie in no fetch window (the ISA's
@@ -157,14 +159,40 @@
 // worker reaches would otherwise be a state apart). So the reduced search explores a run equal to that
 // prefix up to such reorderings, with the same preemptions, and its
 // task reaches the same breaking step, which ends the run INCOMPLETE; a
-// run with no breaking step is matched whole, hazards included. The
-// premise holds in every hazard-free run in fact (the reference rule of
-// detect/results.go: each task executes a prefix of its reference run,
-// and the instrumentation the strategies add is the reference's
-// trampolines or instructions at the sites), so it costs no verdict.
-// Scenario.NoQuiet turns both off; TestQuietReductionsAgree (kernel)
-// compares verdicts, hazard kinds, places and end states with and
-// without them on real objects.
+// run with no breaking step is matched whole, hazards included. Where
+// the reference's results are compared, the premise holds in every
+// hazard-free run in fact (the reference rule of detect/results.go: each
+// task executes a prefix of its reference run, and the instrumentation
+// the strategies add is the reference's trampolines or instructions at
+// the sites), so it costs no verdict. Where they are not (the workers
+// share data, and a schedule may send one where the reference never
+// went), a run may break it: the search is then made again with these
+// reductions off (below).
+//
+// The third: a stable data byte is one the reference loaded or stored
+// whose every store there wrote one value (sched/stable.go). Its loads and
+// stores are local, under two premises each run checks: every store
+// writes that value (P1), and, for a byte whose initial value differs, a
+// load happens after some store of it in the order of the run's visible
+// steps (P2: stores to data that is not stable, and the loads and stores
+// of it that follow, carry what their task knew was stored). Then every
+// such load reads the one value in every order of the steps, and every
+// such store commutes with every other task's step; the argument that a
+// run breaking a premise first is matched by a reduced run breaking it is
+// the one above (sched/stable.go gives it). A lazily built table published
+// by a flag stored after it, or a word set to the value it holds, is so.
+// In the thread-modular check (modular.go) a store to stable bytes does not
+// break its premise.
+//
+// A search one of whose runs breaks a premise of these three (the run ends
+// with no verdict, sched.Machine.PremiseBroken) is made again from the
+// start with them off, with what is left of the budget (modular.go:
+// whole); its result says so (Space.NoReferenceReductions, and its
+// reduction text names the broken premise), and its counterexample
+// replays with them off (AsSearched; the CLI's --no-reference-reductions).
+// Scenario.NoQuiet and NoStable turn them off; TestQuietReductionsAgree
+// (kernel) compares verdicts, hazard kinds, places and end states with and
+// without them on real objects, and TestStableBytesAgree does on shared.c.
 //
 // Task symmetry: the visited set keys a state by its class under the
 // permutations of the worker tasks (sched/symmetry.go). Workers run the

@@ -50,6 +50,9 @@ type engine struct {
 	statesOver atomic.Bool
 	// memoryOver: it stopped because the heap outgrew MaxMemory.
 	memoryOver atomic.Bool
+	// premise: it stopped because a run broke a premise of the reductions
+	// that rest on the reference run (sched.Machine.PremiseBroken).
+	premise atomic.Bool
 }
 
 func newEngine(c *compiled, opts Options, start time.Time) *engine {

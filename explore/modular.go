@@ -72,11 +72,11 @@ func ParseModular(s string) (Modular, error) {
 
 // modularReduction is what a SAFE modular check's Space.Reduction says
 // before the reduction of each machine's search.
-const modularReduction = "thread-modular (each worker searched against the patcher, the other workers stand-ins that loop on schedule(); no worker stored outside its stack) + "
+const modularReduction = "thread-modular (each worker searched against the patcher, the other workers stand-ins that loop on schedule(); no worker stored outside its stack but to stable data bytes) + "
 
 // modularMirrored is modularReduction when worker 0's machine stood for
 // every worker's (the workers alike, no state odd: sched/modular.go).
-const modularMirrored = "thread-modular (worker 0 searched against the patcher, the other workers stand-ins that loop on schedule(), its machine the mirror image of every other worker's; no worker stored outside its stack) + "
+const modularMirrored = "thread-modular (worker 0 searched against the patcher, the other workers stand-ins that loop on schedule(), its machine the mirror image of every other worker's; no worker stored outside its stack but to stable data bytes) + "
 
 // modular reports whether the exhaustive search e starts with the
 // thread-modular check.
@@ -94,7 +94,7 @@ func (e *engine) modular() bool {
 // whole search.
 func (e *engine) modularOrWhole() (*Result, error) {
 	if !e.modular() {
-		return e.exhaustive()
+		return e.whole()
 	}
 	res, hazard, err := e.modularCheck()
 	if err != nil || res != nil {
@@ -105,7 +105,53 @@ func (e *engine) modularOrWhole() (*Result, error) {
 			return res, err
 		}
 	}
-	return e.exhaustive()
+	return e.whole()
+}
+
+// unaidedReduction begins the reduction text of a search made again with
+// the reductions that rest on the reference run off (whole).
+const unaidedReduction = "without the reductions that rest on the reference run (searched again: %s) + "
+
+// AsSearched returns sc as the search of res had it: with the reductions
+// that rest on the reference run off when a run broke their premise
+// (Space.NoReferenceReductions), which its schedule's replay needs.
+func AsSearched(sc Scenario, res *Result) Scenario {
+	if res != nil && res.Space.NoReferenceReductions {
+		sc.NoQuiet, sc.NoStable = true, true
+	}
+	return sc
+}
+
+// whole is the whole exhaustive search. When a run of it broke a premise
+// of the reductions that rest on the reference run (quiet data pages,
+// text no worker reached, stable data bytes: sched.Machine.PremiseBroken),
+// which makes it INCOMPLETE, the search is made again with them off
+// (Scenario.NoQuiet, NoStable), with what is left of the budget; the
+// result's Space.NoReferenceReductions says so, and its counterexample
+// replays with them off.
+func (e *engine) whole() (*Result, error) {
+	res, err := e.exhaustive()
+	sc := &e.c.sc
+	if err != nil || res.Verdict != Incomplete || !e.premise.Load() || e.budgetGone(e) ||
+		sc.NoQuiet && sc.NoStable || !e.opts.Shard.Whole() || e.xch != nil {
+		return res, err
+	}
+	why := e.reason()                    // the run's own words (sched.Machine.BudgetText)
+	sc.NoQuiet, sc.NoStable = true, true // the compiled scenario: replays follow
+	me := newEngine(e.c, e.opts, e.start)
+	r, err := me.exhaustive()
+	me.close()
+	if err != nil {
+		return nil, err
+	}
+	r.States += res.States
+	r.Transitions += res.Transitions
+	r.Runs += res.Runs
+	r.Subtrees += res.Subtrees
+	r.Space.NoReferenceReductions = true
+	r.Space.Reduction = fmt.Sprintf(unaidedReduction, why) + r.Space.Reduction
+	r.Space.Description = describe(r)
+	return r, nil
 }
 
 // huntRuns is how many random runs of the check's machine hunt makes;
@@ -264,8 +310,8 @@ func modularText(mirrored bool, env *sched.EnvCells, round int) string {
 	if env.Cells() == 0 && round == 1 {
 		return s
 	}
-	cells := fmt.Sprintf("the workers' loads of %d shared data cell(s) read any value of the cells' value sets (%d values), which hold every value any worker stored there; %d round(s)", env.Cells(), env.Values(), round)
-	return strings.Replace(s, "no worker stored outside its stack", cells, 1)
+	cells := fmt.Sprintf("no worker stored outside its stack but to stable data bytes and to %d shared data cell(s), whose loads read any value of the cells' value sets (%d values), which hold every value any worker stored there; %d round(s)", env.Cells(), env.Values(), round)
+	return strings.Replace(s, "no worker stored outside its stack but to stable data bytes", cells, 1)
 }
 
 // budgetGone reports whether the modular search me stopped because the
@@ -282,4 +328,21 @@ func (e *engine) budgetGone(me *engine) bool {
 		return true
 	}
 	return false
+}
+
+// stableNote adds to the reduction text of an exhaustive search that the
+// machines took loads and stores of stable data bytes as thread-local
+// steps (sched/stable.go), and of how many.
+func (c *compiled) stableNote(res *Result, opts Options) error {
+	if opts.Search != Exhaustive || c.sc.NoStable || !opts.Reduction.por() {
+		return nil
+	}
+	m, err := c.machine(false, false)
+	if err != nil {
+		return err
+	}
+	if n := m.StableBytes(); n > 0 {
+		res.Space.Reduction += fmt.Sprintf(" + thread-local loads and stores of %d stable data bytes (each stored with one value only)", n)
+	}
+	return nil
 }

@@ -246,7 +246,9 @@ func (s *sampler) run(seed, i uint64) bool {
 	if err := drive(m, s.bound, s, &s.path); err != nil {
 		return false
 	}
-	if m.OutOfSteps() {
+	// A run that broke a premise of the reference's reductions is only
+	// not a sample (the machine ends it where it broke the premise).
+	if m.OutOfSteps() && !m.PremiseBroken() {
 		s.outOfSteps = true
 	}
 	return len(m.Hazards()) > 0

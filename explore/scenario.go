@@ -48,6 +48,12 @@ type Scenario struct {
 	// wrote, the patcher's stores to text no worker reached there; see the
 	// package doc).
 	NoQuiet bool
+	// NoStable turns off the reduction of stable data bytes, which also
+	// rests on the reference run (sched/stable.go: loads and stores of
+	// shared data whose every store writes one value are thread-local).
+	// A check turns both off by itself, and says so, when a run breaks
+	// their premise (see the package doc).
+	NoStable bool
 	// KeepFreed is a test knob: freed frames keep what they left in
 	// their words instead of being scrubbed when they return (see the
 	// package doc).

@@ -72,6 +72,9 @@ func Check(sc Scenario, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.stableNote(res, opts); err != nil {
+		return nil, err
+	}
 	if err := c.withReturns(res, opts.bound()); err != nil {
 		return nil, err
 	}

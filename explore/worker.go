@@ -183,6 +183,9 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 			return nil, atHazard
 		case len(opts) == 0 && m.OutOfSteps():
 			// A run that used up its step budget has no verdict.
+			if m.PremiseBroken() {
+				w.e.premise.Store(true)
+			}
 			w.e.stop(m.BudgetText())
 			return nil, atHalt
 		case len(opts) == 0:

@@ -202,7 +202,7 @@ func TestModularEnvCells(t *testing.T) {
 			require.Equal(t, explore.Safe, got.Verdict, got.Reason)
 			require.True(t, got.Space.Modular)
 			require.Contains(t, got.Space.Reduction, "mirror image")
-			require.Contains(t, got.Space.Reduction, fmt.Sprintf("the workers' loads of 1 shared data cell(s) read any value of the cells' value sets (%d values), which hold every value any worker stored there; %d round(s))", v.values, v.rounds))
+			require.Contains(t, got.Space.Reduction, fmt.Sprintf("no worker stored outside its stack but to stable data bytes and to 1 shared data cell(s), whose loads read any value of the cells' value sets (%d values), which hold every value any worker stored there; %d round(s))", v.values, v.rounds))
 			require.Equal(t, v.states, got.States)
 			if fx.arch == "arm" {
 				whole := objectCheck(t, fx.file, fx.safe, v.c, explore.Options{Modular: explore.ModularOff, Workers: 1})

@@ -13,7 +13,8 @@ import (
 
 // TestQuietReductionsAgree: the reductions that rest on the reference run
 // (sched/quiet.go, explore's package doc) against the search without them
-// (Scenario.NoQuiet): the same verdicts, hazard kinds and places, and the
+// (Scenario.NoQuiet, and NoStable, whose stable bytes take the loads of
+// data no store writes as well): the same verdicts, hazard kinds and places, and the
 // same distinct end states, with fewer states. wstrlen reads a string
 // from .rodata made writable here (a quiet page: no store writes it);
 // lcm on x86-64 reaches 2 of the object's sites, and text_poke_bp's batch
@@ -60,7 +61,7 @@ func TestQuietReductionsAgree(t *testing.T) {
 				}
 				s, ok := patch.Lookup(o.Image.Arch, strategy)
 				require.True(t, ok)
-				sc := explore.Scenario{Strategy: s, CPUs: 2, Tasks: 2, Iterations: 1, Toggles: 2, StackWords: 256, NoQuiet: noQuiet,
+				sc := explore.Scenario{Strategy: s, CPUs: 2, Tasks: 2, Iterations: 1, Toggles: 2, StackWords: 256, NoQuiet: noQuiet, NoStable: noQuiet,
 					Image: func() (*kernel.Image, error) { return o.Image, nil }}
 				res, err := explore.Check(sc, explore.Options{Bound: bound})
 				require.NoError(t, err)

@@ -124,8 +124,9 @@ func TestReadOnlyLoadsReduced(t *testing.T) {
 		s, ok := patch.Lookup(o.Image.Arch, strategy)
 		require.True(t, ok)
 		// Writable .rodata that nothing writes is a quiet page
-		// (sched/quiet.go): that reduction is off here.
-		sc := explore.Scenario{Strategy: s, CPUs: 2, Tasks: 2, Iterations: 1, Toggles: 2, StackWords: 256, NoQuiet: writable,
+		// (sched/quiet.go) and its bytes stable (sched/stable.go): those
+		// reductions are off here.
+		sc := explore.Scenario{Strategy: s, CPUs: 2, Tasks: 2, Iterations: 1, Toggles: 2, StackWords: 256, NoQuiet: writable, NoStable: writable,
 			Image: func() (*kernel.Image, error) { return o.Image, nil }}
 		opts := explore.Options{Bound: 1}
 		if unreduced {

@@ -138,11 +138,16 @@ func kinds(res *explore.Result) string {
 // fail logs the report of res and stops the test.
 func fail(t testing.TB, sc explore.Scenario, opts explore.Options, res *explore.Result, headline string) {
 	t.Helper()
+	sc = explore.AsSearched(sc, res)
 	var b strings.Builder
 	fmt.Fprintf(&b, "mcountsim: %s\n", headline)
 	fmt.Fprintf(&b, "verdict:  %v: %s\n", res.Verdict, res.Space.Description)
 	if res.Verdict == explore.Unsafe || res.Mode == "replay" {
-		fmt.Fprintf(&b, "replay:   explore.Replay(sc, %q, opts)\n", res.Schedule)
+		in := "sc"
+		if res.Space.NoReferenceReductions {
+			in = "explore.AsSearched(sc, res)" // the search turned them off
+		}
+		fmt.Fprintf(&b, "replay:   explore.Replay(%s, %q, opts)\n", in, res.Schedule)
 		fmt.Fprintf(&b, "          %s\n", report.ReplayCommand(sc, opts, res.Schedule))
 		if note := report.ReplayNote(sc, res.Schedule); note != "" {
 			fmt.Fprintf(&b, "          (%s)\n", note)

@@ -121,6 +121,9 @@ func ReplayCommand(sc explore.Scenario, opts explore.Options, schedule string) s
 	case all:
 		args = append(args, "--strict=false")
 	}
+	if sc.NoQuiet && sc.NoStable {
+		args = append(args, "--no-reference-reductions")
+	}
 	return strings.Join(args, " ") + fmt.Sprintf(" --schedule %q", schedule)
 }
 

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/mcountsim/mcountsim/detect"
 )
 
 // Env cells: the modular machine of workers that share non-stack data
@@ -50,6 +48,10 @@ type envCell struct {
 	envKey
 	stored []uint64 // the values stored there in rounds before, or seeded (sorted, distinct)
 	vals   []uint64 // V: stored and the initial value (sorted, distinct; prepare)
+	// stable: every byte of the cell is a stable data byte (stable.go),
+	// whose loads and stores are thread-local steps and write memory: no
+	// cell (a seed of the reference's stores), lookup passes it by
+	stable bool
 }
 
 // NewEnvCells returns the value sets of a first round: no cells.
@@ -67,8 +69,19 @@ func (e *EnvCells) Seed(addr uint64, size int, v uint64) {
 func (e *EnvCells) Grew() bool { return e.grew.Load() }
 
 // Cells returns the number of cells, and Values the number of values in
-// their sets (known once a machine of the round was built).
-func (e *EnvCells) Cells() int  { return len(e.cells) }
+// their sets (both known once a machine of the round was built: a seeded
+// cell of stable bytes is none).
+func (e *EnvCells) Cells() int {
+	n := 0
+	for i := range e.cells {
+		if !e.cells[i].stable {
+			n++
+		}
+	}
+	return n
+}
+
+// Values: see Cells.
 func (e *EnvCells) Values() int { return e.nvals }
 
 // Next returns the sets of the next round: e's with every value collected
@@ -146,7 +159,7 @@ func maskTo(v uint64, size int) uint64 {
 func (e *EnvCells) lookup(a uint64, size int) (int, bool) {
 	for i := range e.cells {
 		c := &e.cells[i]
-		if a < c.addr+uint64(c.size) && c.addr < a+uint64(size) {
+		if a < c.addr+uint64(c.size) && c.addr < a+uint64(size) && !c.stable {
 			return i, a == c.addr && size == int(c.size)
 		}
 	}
@@ -193,6 +206,9 @@ func (m *Machine) initEnv() {
 	e.once.Do(func() {
 		for i := range e.cells {
 			c := &e.cells[i]
+			if c.stable = m.stableRange(c.addr, int(c.size)); c.stable {
+				continue
+			}
 			c.vals = slices.Clone(c.stored)
 			if off, ok := m.dataOff(c.addr, int(c.size)); ok {
 				var v uint64
@@ -204,23 +220,6 @@ func (m *Machine) initEnv() {
 			e.nvals += len(c.vals)
 		}
 	})
-}
-
-// quietRef is the reference run whose writes and text the reductions of
-// quiet.go rest on: the one whose results are compared, or, in a modular
-// machine with cells, the reference whatever its results (they depend on
-// the schedule where the workers share data): those reductions check
-// their premise in every run, and the argument that they lose no hazard
-// (explore's package doc) does not use the comparison, which only makes
-// the premise hold in every hazard-free run. Here a run that breaks it
-// (a load of a value the reference never stored that leads to text it
-// never ran, a store to a page it never wrote) ends without a verdict,
-// and the check falls back to the whole search.
-func (m *Machine) quietRef() *detect.Results {
-	if m.ref != nil || m.cfg.Env == nil || m.cfg.Focus == 0 {
-		return m.ref
-	}
-	return m.cfg.Reference
 }
 
 // envVariants is the number of load variants of worker t's next

@@ -98,6 +98,9 @@ type Config struct {
 	// (quiet.go): loads from data pages it never wrote, and the
 	// patcher's stores to text no worker reached there, are then visible.
 	NoQuiet bool
+	// NoStable turns off the reduction of stable data bytes (stable.go):
+	// loads and stores of shared data are then all visible.
+	NoStable bool
 	// KeepFreed turns off the scrub of freed frames (freed.go): a
 	// frame's words then keep what it left there once it returns.
 	KeepFreed bool
@@ -288,6 +291,12 @@ type Machine struct {
 	// clear it)
 	dataDig [2]uint64
 	dataOK  bool
+	// The stable bytes' knowledge sets (stable.go): know, per task, a set
+	// of words (copied); rel, copied on write. premiseBroken: the run
+	// broke a premise of quiet.go's or stable.go's reductions.
+	know          []uint64
+	rel           []relEntry
+	premiseBroken bool
 	// textSum and histSum: the sums of textByteHash over the text bytes
 	// and of siteHash over the sites the patcher's ops may write, kept by
 	// write and snapshotSites once sumOn (hashShared)
@@ -386,7 +395,8 @@ type static struct {
 	// roData, per byte of data: on a read-only page (symmetry.go); nil
 	// when none is.
 	roData []bool
-	memo   *memoTable // memoized thread-local stretches (memo.go; nil: off)
+	memo   *memoTable    // memoized thread-local stretches (memo.go; nil: off)
+	stable *stableStatic // the stable data bytes (stable.go; nil: none)
 	// dataDig: the digest of the image's data as New maps it (hashShared,
 	// for machines whose data no store wrote)
 	dataDig [2]uint64
@@ -593,6 +603,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 		return nil, err
 	}
 	m.initQuiet()
+	m.initStable()
 	m.initViewSums()
 	m.initWriteSums()
 	if !cfg.KeepFreed {
@@ -712,7 +723,7 @@ func (m *Machine) Clone() *Machine {
 // CopyFrom makes m a copy of src, reusing m's buffers.
 func (m *Machine) CopyFrom(src *Machine) {
 	text, prov, stack, slots, hist, data, floor, synced, depth := m.text, m.prov, m.stack, m.slots, m.hist, m.data, m.floor, m.synced, m.depth
-	hz, wt, k, tasks, dprov, dmark, wrote := m.hazards, m.wtrans, m.core, m.tasks, m.dprov, m.dmark, m.dataWritten
+	hz, wt, k, tasks, dprov, dmark, wrote, know := m.hazards, m.wtrans, m.core, m.tasks, m.dprov, m.dmark, m.dataWritten, m.know
 	// src's stack sums are made exact, and m's pending marks cleared: the
 	// copy then has none pending.
 	src.flushWords()
@@ -830,6 +841,9 @@ func (m *Machine) CopyFrom(src *Machine) {
 	}
 	m.floor = append(floor[:0], src.floor...)
 	m.synced = append(synced[:0], src.synced...)
+	if src.know != nil {
+		m.know = append(know[:0], src.know...)
+	}
 	m.hazards = append(hz[:0], src.hazards...)
 	if src.res != nil {
 		m.res = src.res.clone()
@@ -1063,6 +1077,9 @@ func (m *Machine) hashShared(h *hasher) {
 		}
 		s.u64(d[0])
 		s.u64(d[1])
+		if m.rel != nil {
+			m.hashRel(&s) // stable.go
+		}
 		m.shDig, m.sharedOK = s.sum(), true
 	}
 	h.u64(m.shDig[0])
@@ -1246,6 +1263,9 @@ func (m *Machine) hashTaskState(h *hasher, t int8, rb *rebase) {
 	}
 	if m.ref != nil { // the wrong-result detector's progress (results.go)
 		h.u64(uint64(tk.Results.Returns) | uint64(tk.Results.Stores)<<32)
+	}
+	if m.know != nil && int(t) < m.cfg.Tasks { // what it knows was stored (stable.go)
+		m.hashKnow(h, t)
 	}
 	if m.cfg.Strict {
 		p := &tk.Pass

@@ -176,13 +176,16 @@ func (m *Machine) memoLearn(start, n int) {
 // only t's own stack or loads read-only or quiet data (classLoad), or a
 // fetch of final bytes the CPU's view holds as the latest (classFetch:
 // the key says which bytes are so, hashFinal). Not: classTI (the
-// tracer's thread_info) and classVisible.
-func (m *Machine) memoSafe(off uint64) bool {
+// tracer's thread_info) and classVisible, nor a load or store of stable
+// data bytes (stable.go: the key does not hold data).
+func (m *Machine) memoSafe(t int8, off uint64) bool {
 	if m.st.hook[off] != kernel.HookNone {
 		return false
 	}
 	switch m.st.class[off] {
-	case classLocal, classLoad, classFetch:
+	case classLoad:
+		return !m.stableAccess(t, off+m.img.Base)
+	case classLocal, classFetch:
 		return true
 	}
 	return false
@@ -198,7 +201,7 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 	mt := m.st.memo
 	off, ok := m.textOff(m.core.pc(t))
 	if rec.on {
-		if !ok || m.tasks[t].InTrap || !m.memoSafe(off) {
+		if !ok || m.tasks[t].InTrap || !m.memoSafe(t, off) {
 			m.memoEnd(t, rec)
 		}
 		return 0
@@ -207,7 +210,7 @@ func (m *Machine) memoStep(c, t int8, n, left int, rec *memoRec) int {
 	if !ok || !mt.long[off] && n < long || !m.memoWorth(off) {
 		return 0
 	}
-	if !m.memoSafe(off) {
+	if !m.memoSafe(t, off) {
 		return 0
 	}
 	key := m.memoKey(c, t)

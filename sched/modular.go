@@ -140,10 +140,10 @@ import (
 // Claim, with V closed: every run R of the check's machine with a hazard
 // of worker f within bound b projects to a run of f's modular machine with
 // the sets V and the same hazard within b. First, by induction over R,
-// (I): every store of a worker outside its stack writes exactly a cell x
-// with a value of V(x), and no access of R is one the rule refuses; so
-// at every point of R each cell holds a value of its set and every other
-// data byte the image's. Take the first step of R that breaks (I), by
+// (I): every store of a worker outside its stack and the stable data
+// bytes writes exactly a cell x with a value of V(x), and no access of R
+// is one the rule refuses; so at every point of R each cell holds a value
+// of its set and every other data byte but the stable ones the image's. Take the first step of R that breaks (I), by
 // worker w, at the end of a prefix P of R in which (I) held. P projects to
 // a run of w's modular machine as in the claim above, with one change: a
 // load by w of a cell x read in R a value of V(x), by (I), and the
@@ -159,15 +159,16 @@ import (
 // something). Either contradicts V closed, so (I) holds in all of R, and
 // the same projection of R up to f's hazard is a run of f's machine in
 // which f's steps, reading the same values, meet the same hazard (each
-// detector reads f's own state). The reference-run rule of quiet.go then
-// applies unchanged: a modular machine with cells takes the reference's
-// quiet pages and observed text (quietRef) even though its results are
-// not compared (they depend on the schedule); those reductions check their
-// premise in every run, and explore's argument that they lose no hazard
-// does not use the comparison. A run that breaks it (a value of V leads
-// to text the reference never ran, or a store reaches a page it never
-// wrote) ends without a verdict, the round is INCOMPLETE for a reason of
-// its machine, and the check runs the whole search.
+// detector reads f's own state). Stable data bytes (stable.go) are no
+// cells: their loads and stores are those of the modular machine without
+// cells, under the premises stable.go checks, and a seed that lies in them
+// is passed by; a load of a cell carries no store's knowledge (it returns
+// before stableLoaded), which only makes stable.go's check of P2 stricter. The reductions that rest on
+// the reference run (quiet.go, stable.go) check their premises in every
+// run of these machines too; a run that breaks one (a value of V that
+// leads to text the reference never ran, a store to a page it never
+// wrote) ends without a verdict (PremiseBroken), the round is INCOMPLETE
+// for a reason of its machine, and the check runs the whole search.
 //
 // One machine for every worker (Config.Mirror). Two workers differ in
 // their stacks' addresses and their indices only, when the wrong-result

@@ -6,9 +6,11 @@ import (
 )
 
 // Two reductions that rest on the uninstrumented reference run of the
-// wrong-result detector (results.go), when its results are compared
-// (detect/results.go: then, up to the first hazard, every task of every
-// run executes a prefix of its reference run):
+// wrong-result detector (results.go), whether its results are compared or
+// not (when they are, detect/results.go: up to the first hazard, every
+// task of every run executes a prefix of its reference run, so no run
+// breaks their premise; when they are not, a run may, and explore then
+// searches again without them):
 //
 //   - a quiet page is a writable data page that no store of the reference
 //     run wrote: a load from one is thread-local, as a load from a
@@ -24,14 +26,15 @@ import (
 // wrong-result hazard, an instruction fetch at an address the reference
 // never executed, or a load of such text that a store may write ends the
 // run without a verdict (Machine.OutOfSteps: the search is INCOMPLETE, and
-// says why). The argument that this loses no hazard is in the package doc
-// of explore. Config.NoQuiet turns both off; so does Unreduced.
+// says why, and PremiseBroken reports it). The argument that this loses no
+// hazard is in the package doc of explore. Config.NoQuiet turns both off;
+// so does Unreduced.
 
 // initQuiet builds the quiet pages and the observed text from the
 // reference (New, after initResults).
 func (m *Machine) initQuiet() {
-	ref := m.quietRef() // envcells.go
-	if ref == nil || m.cfg.Unreduced || m.cfg.NoQuiet || m.tr.on {
+	ref := m.cfg.Reference
+	if ref == nil || len(ref.Tasks) == 0 || m.cfg.Unreduced || m.cfg.NoQuiet || m.tr.on {
 		return
 	}
 	for i := range m.st.dataAt {
@@ -150,9 +153,8 @@ func (m *Machine) unobserved(what string) {
 	if m.done || len(m.hazards) > 0 {
 		return
 	}
-	m.outOfSteps = true
-	m.done = true
-	m.budgetWhy = fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet turns them off) do not hold for this run", what)
+	m.outOfSteps, m.done, m.premiseBroken = true, true, true
+	m.budgetWhy = fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet, or --no-reference-reductions, turns them off) do not hold for this run", what)
 }
 
 // patcherLocal reports whether the patcher's next step, on its CPU, is a

@@ -1,7 +1,9 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -29,13 +31,16 @@ type resultRec struct {
 	writers   map[uint64]uint32 // per data byte: the workers that wrote it; bit instrBit: the instrumentation did
 	textReads map[uint64]bool   // text bytes the workload read as data
 	text      map[uint64]bool   // text addresses a worker executed or loaded (detect.Results.Text)
+	vals      map[uint64]int16  // per data byte stored: the one value stores wrote, or -1 (several values, or the instrumentation's store)
+	early     map[uint64]bool   // data bytes a worker loaded before any store wrote them
 }
 
 const instrBit = 1 << 31
 
 func (r *resultRec) clone() *resultRec {
 	c := &resultRec{out: detect.Results{Tasks: make([]detect.TaskResults, len(r.out.Tasks))},
-		readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}, text: map[uint64]bool{}}
+		readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}, text: map[uint64]bool{},
+		vals: maps.Clone(r.vals), early: maps.Clone(r.early)}
 	for i, t := range r.out.Tasks {
 		c.out.Tasks[i] = detect.TaskResults{Returns: append([]detect.Return(nil), t.Returns...), Stores: append([]detect.DataStore(nil), t.Stores...)}
 	}
@@ -61,7 +66,8 @@ func (m *Machine) initResults() {
 	}
 	if m.cfg.RecordResults || m.cfg.Record {
 		m.res = &resultRec{out: detect.Results{Tasks: make([]detect.TaskResults, m.cfg.Tasks)},
-			readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}, text: map[uint64]bool{}}
+			readers: map[uint64]uint32{}, writers: map[uint64]uint32{}, textReads: map[uint64]bool{}, text: map[uint64]bool{},
+			vals: map[uint64]int16{}, early: map[uint64]bool{}}
 	}
 	if m.ref == nil && m.res == nil {
 		return
@@ -159,6 +165,11 @@ func (m *Machine) resultStore(t int8, pc, a uint64, size int, v uint64) {
 		}
 		for i := uint64(0); i < uint64(size); i++ {
 			m.res.writers[a+i] |= bit
+			b := int16(uint8(v >> (8 * i)))
+			if old, ok := m.res.vals[a+i]; instr || ok && old != b {
+				b = -1
+			}
+			m.res.vals[a+i] = b
 		}
 	}
 	if instr || !ok {
@@ -202,6 +213,9 @@ func (m *Machine) resultLoad(t int8, a uint64, size int, text bool) {
 			m.res.textReads[a+i] = true
 		} else {
 			m.res.readers[a+i] |= 1 << t
+			if m.res.writers[a+i] == 0 {
+				m.res.early[a+i] = true
+			}
 		}
 	}
 }
@@ -265,7 +279,38 @@ func (m *Machine) Results() *detect.Results {
 	}
 	sort.Slice(out.TextReads, func(i, j int) bool { return out.TextReads[i] < out.TextReads[j] })
 	out.Written, out.Text = sortedKeys(m.res.writers), sortedKeys(m.res.text)
+	out.Once = m.onceBytes()
 	return &out
+}
+
+// onceBytes is detect.Results.Once of a recording machine: the writable
+// data bytes a worker loaded or stored whose stores all wrote one value.
+func (m *Machine) onceBytes() []detect.OnceByte {
+	var out []detect.OnceByte
+	add := func(a uint64) {
+		off, ok := m.dataOff(a, 1)
+		if !ok || m.readOnly(a, 1) {
+			return
+		}
+		b := detect.OnceByte{Addr: a, Value: m.data[off], Early: m.res.early[a]}
+		if v, ok := m.res.vals[a]; ok {
+			if v < 0 {
+				return
+			}
+			b.Value, b.Stored = uint8(v), true
+		}
+		out = append(out, b)
+	}
+	for a := range m.res.readers {
+		add(a)
+	}
+	for a := range m.res.vals {
+		if _, ok := m.res.readers[a]; !ok {
+			add(a)
+		}
+	}
+	slices.SortFunc(out, func(x, y detect.OnceByte) int { return cmp.Compare(x.Addr, y.Addr) })
+	return out
 }
 
 // fnName names a function by its entry.

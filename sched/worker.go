@@ -108,6 +108,9 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 		if m.res != nil {
 			m.resultLoad(m.cur, a, size, false) // results.go
 		}
+		if m.st.stable != nil {
+			m.stableLoaded(off, size, a) // stable.go
+		}
 	}
 	switch size {
 	case 4:
@@ -145,7 +148,7 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		if m.readOnly(a, 1) || m.readOnly(a+uint64(size)-1, 1) {
 			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
 		}
-		if m.cfg.Focus > 0 {
+		if m.cfg.Focus > 0 && !m.stableRange(a, size) {
 			m.envStore(a, size, v) // envcells.go
 			return nil
 		}
@@ -164,6 +167,9 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 		for i := 0; i < size; i++ {
 			m.data[off+uint64(i)] = byte(v >> (8 * i))
 			m.dmark[off+uint64(i)] = mark
+		}
+		if m.st.stable != nil {
+			m.stableStored(off, size, a) // stable.go
 		}
 		n1, s1 := m.dataOdd(off, size)
 		m.dataStack += n1 - n0
@@ -572,7 +578,7 @@ func (m *Machine) localAccess(t int8, pc uint64) bool {
 	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {
 		return true
 	}
-	return !store && (m.readOnly(a, n) || m.quietLoad(a, n)) // memory.go, quiet.go
+	return !store && (m.readOnly(a, n) || m.quietLoad(a, n)) || m.stableRange(a, n) // memory.go, quiet.go, stable.go
 }
 
 // localFetch reports whether worker t's next instruction, at text offset

@@ -61,6 +61,7 @@ type checkFlags struct {
 	seed                     uint64
 	progress                 bool
 	noSymmetry               bool
+	noRefReductions          bool
 	por                      bool
 	modular                  string
 }
@@ -95,6 +96,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 	fs.BoolVar(&f.json, "json", false, "write the result as one JSON object")
 	fs.BoolVar(&f.strict, "strict", false, "report a mixed-site pass as a hazard of its own")
 	tracerFlagSet(fs, &f) // tracer.go
+	fs.BoolVar(&f.noRefReductions, "no-reference-reductions", false, "turn off the reductions that rest on the uninstrumented reference run (quiet data pages, text no worker reached, stable data bytes): a slower search, the same verdict; a check turns them off by itself when a run breaks their premise, and its JSON says no_reference_reductions (replay such a schedule with this flag)")
 	fs.StringVar(&f.html, "html", "", "also write the run as a self-contained HTML timeline to `file`")
 	fs.StringVar(&f.object, "object", "", "run a function of this ELF `object` (ARM A32, x86-64, arm64 or riscv64 .o) instead of the built-in text")
 	fs.StringVar(&f.function, "function", "", "with --object: the `name` of the function the workload calls")
@@ -203,6 +205,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		}
 		err = dl.do("searching", func() (err error) {
 			res, err = explore.Check(sc, opts)
+			sc = explore.AsSearched(sc, res) // its schedule replays so
 			return err
 		})
 		if p != nil && !errors.As(err, new(*timedOut)) {
@@ -321,7 +324,8 @@ func scenarioFrom(f checkFlags, set map[string]bool, fileStrategy *patch.Strateg
 		}
 	}
 	sc = explore.Scenario{Arch: arch, Strategy: st, Preempt: pre, CPUs: f.cpus, Tasks: f.tasks, Iterations: f.iterations,
-		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict}
+		Toggles: f.toggles, Functions: f.functions, Prologue: f.prologue, Strict: f.strict,
+		NoQuiet: f.noRefReductions, NoStable: f.noRefReductions}
 	if image != nil {
 		sc.Image, sc.StackWords = image, explore.ObjectStackWords
 		sc.Object = fmt.Sprintf("%s: %s(%s)", f.object, f.function, f.args)

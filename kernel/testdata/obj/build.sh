@@ -107,6 +107,12 @@ build arm-loops.o $ARM -fno-pie -marm -march=armv5te -pg loops.c
 build x86-fentry-loops.o $X86 $X86K -fno-pie -pg -mfentry loops.c
 build arm64-pfe2-loops.o $A64 $A64K -fpatchable-function-entry=2 loops.c
 build rv-atomic-loops.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 loops.c
+# shared.c (issue 21): workers that share data, for the stable bytes of
+# sched/stable.go.
+build arm-shared.o $ARM -fno-pie -marm -march=armv5te -pg shared.c
+build x86-fentry-shared.o $X86 $X86K -fno-pie -pg -mfentry shared.c
+build arm64-pfe2-shared.o $A64 $A64K -fpatchable-function-entry=2 shared.c
+build rv-atomic-shared.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 shared.c
 # bti.c (issue 21): -mbranch-protection (CONFIG_ARM64_BTI_KERNEL's flags):
 # "bti c" before the entry NOPs, between the CALL_OPS literal and them, or
 # none (a static function only called directly); pacentry.s: paciasp as
