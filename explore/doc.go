@@ -458,7 +458,8 @@
 // Options.NoSymmetry searches each); the reduction's text says so. If every one is exhausted without a
 // hazard the check is SAFE, for the check's own space, and the result
 // says so (Space.Modular, and the reduction's text). A store outside a
-// stack there is collected into the value set of a shared data cell,
+// stack there, but to stable data bytes (sched/stable.go), is collected
+// into the value set of a shared data cell,
 // whose loads then read any value of that set: the check runs in rounds
 // until no round collects a new value (explore/modular.go, and
 // sched/modular.go's "Shared data cells", which proves the weaker
