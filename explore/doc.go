@@ -458,8 +458,14 @@
 // Options.NoSymmetry searches each); the reduction's text says so. If every one is exhausted without a
 // hazard the check is SAFE, for the check's own space, and the result
 // says so (Space.Modular, and the reduction's text). A store outside a
-// stack there is a fault, so a check whose modular machines all finish
-// without a hazard satisfies the premise. Anything else (a hazard, which
+// stack there, but to stable data bytes (sched/stable.go), is collected
+// into the value set of a shared data cell,
+// whose loads then read any value of that set: the check runs in rounds
+// until no round collects a new value (explore/modular.go, and
+// sched/modular.go's "Shared data cells", which proves the weaker
+// premise this checks), and what the value sets cannot vouch for is a
+// fault, so a check whose modular machines all finish without a hazard
+// in a round that collects nothing satisfies that premise. Anything else (a hazard, which
 // may be a stand-in's doing, or a run the reference run's reductions
 // cannot vouch for) runs the check's own machine with the budget left:
 // after a modular hazard, 256 random runs first (modular.go: hunt), whose

@@ -32,6 +32,9 @@ type compiled struct {
 	// mirror, with focus 1, records whether worker 0's modular machine
 	// stands for every worker's (sched.Mirror)
 	mirror *sched.Mirror
+	// env, with focus, is the round's value sets of the shared data
+	// cells (sched.EnvCells, explore/modular.go)
+	env *sched.EnvCells
 }
 
 // compile validates sc, links its text, compiles its strategy and makes
@@ -97,7 +100,7 @@ func (c *compiled) config(record, unreduced, results bool) sched.Config {
 		NoInt3Emulation: s.NoInt3Emulation, NoQuiet: s.NoQuiet, NoStable: s.NoStable, KeepFreed: s.KeepFreed, NoMemo: s.NoMemo, MemoAll: s.MemoAll, MemoCheck: s.MemoCheck,
 		StackWords: s.StackWords,
 		IRQBound:   s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
-		Reference: c.ref, RecordResults: results, Focus: c.focus, Mirror: c.mirror,
+		Reference: c.ref, RecordResults: results, Focus: c.focus, Mirror: c.mirror, Env: c.env,
 	}
 }
 

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcountsim/mcountsim/sched"
@@ -19,9 +20,18 @@ import (
 // Mirror). Its states grow with one worker's passes through the sites
 // times the patcher's positions, not with the product of every worker's
 // passes, which is what a function calling a traced function in a loop
-// costs the whole search. Its premise, that no worker stores outside its
-// own stack, is checked in the same search: a store outside a stack ends
-// that machine's run with a fault. Any other outcome but SAFE (a hazard,
+// costs the whole search. Where the workers store outside their stacks,
+// to shared data cells, the check runs in rounds (sched/modular.go,
+// "Shared data cells"): in each, a worker's load of a cell reads, by the
+// search's choice, any value of the cell's value set (its initial value,
+// the reference run's stores, and what the rounds before collected), and
+// every value a machine stores outside its cell's set is collected; a
+// round that collects nothing and is exhausted without a hazard is SAFE,
+// and one that collects something starts the next, up to envRounds,
+// after which the whole search decides. What the value sets cannot vouch
+// for (accesses of mixed sizes, a read-modify-write or exclusive access
+// of a cell, a stored pointer into a stack) ends that machine's run with
+// a fault. Any other outcome but SAFE (a hazard,
 // which a stand-in's extra freedom may have made, the premise broken, a
 // run the reference run's reductions cannot vouch for) runs the check's
 // own machine with what is left of the budget (after a hazard, random
@@ -179,22 +189,68 @@ func (e *engine) hunt() (*Result, error) {
 	return nil, nil
 }
 
-// modularCheck searches every worker's modular machine in turn. It
-// returns the SAFE result, the INCOMPLETE one of a budget used up, or nil
-// when the whole search must decide (hazard: a modular machine met one).
+// envRounds caps the rounds of the value sets' fixpoint: a round that
+// collects a value its set lacked runs the modular check again with the
+// larger sets, up to this many rounds; then the whole search decides (a
+// counter in shared data grows its set every round).
+const envRounds = 4
+
+// modularCheck runs the rounds of the thread-modular check
+// (sched/modular.go, "Shared data cells"): each round searches every
+// worker's modular machine in turn (modularRound) with the value sets of
+// the shared data cells, the first seeded with the data stores of the
+// reference run; a round whose searches are exhausted without a hazard and
+// collected no value outside the sets is SAFE. It returns the SAFE result,
+// the INCOMPLETE one of a budget used up, or nil when the whole search
+// must decide (hazard: a modular machine met one).
 func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
+	env := sched.NewEnvCells()
+	if e.c.ref != nil {
+		for _, t := range e.c.ref.Tasks {
+			for _, s := range t.Stores {
+				env.Seed(s.Addr, int(s.Size), s.Value)
+			}
+		}
+	}
+	if env.Check() != nil {
+		return nil, false, nil // mixed sizes: the whole search
+	}
+	var total Result
+	for round := 1; ; round++ {
+		res, hazard, err = e.modularRound(env, &total, round)
+		if err != nil || res == nil || res.Verdict != Safe || !env.Grew() {
+			return res, hazard, err
+		}
+		if round == envRounds {
+			return nil, false, nil
+		}
+		if env, err = env.Next(); err != nil {
+			return nil, false, nil // mixed sizes: the whole search
+		}
+	}
+}
+
+// modularRound searches every worker's modular machine in turn, with the
+// value sets env, adding its counts to those of the rounds before in
+// total. It returns the result, SAFE when every machine was exhausted
+// without a hazard (the round decides only if env did not grow), the
+// INCOMPLETE one of a budget used up, or nil when the whole search must
+// decide (hazard: a modular machine met one).
+func (e *engine) modularRound(env *sched.EnvCells, total *Result, round int) (res *Result, hazard bool, err error) {
 	sc, opts := e.sc, e.opts
-	res = &Result{Mode: "check", Space: space(sc, opts)}
+	res = total
+	res.Mode, res.Space = "check", space(sc, opts)
 	var mirror sched.Mirror
-	reduction := modularReduction
+	mirrored := false
 	for f := 0; f < sc.Tasks; f++ {
 		if f > 0 && mirror.Holds() {
 			// Worker 0's machine stood for this one (sched/modular.go).
-			reduction = modularMirrored
+			mirrored = true
 			continue
 		}
 		mc := *e.c
 		mc.focus = f + 1
+		mc.env = env
 		if f == 0 {
 			mc.mirror = &mirror
 		}
@@ -217,12 +273,15 @@ func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 		}
 		if r.Verdict == Incomplete && e.budgetGone(me) {
 			if f == 0 && mirror.Holds() {
-				reduction = modularMirrored // as far as it went
+				mirrored = true // as far as it went
 			}
 			res.Verdict = Incomplete
-			res.Space.Reduction = reduction + reductionText(opts, false)
+			res.Space.Reduction = modularText(mirrored, env, round) + reductionText(opts, false)
 			res.Space.BoundsDone = r.Space.BoundsDone
 			res.Space.Coverage = fmt.Sprintf("thread-modular check of worker %d of %d: %s", f, sc.Tasks, r.Space.Coverage)
+			if env.Cells() > 0 || round > 1 {
+				res.Space.Coverage += fmt.Sprintf(" (round %d of the value sets)", round)
+			}
 			res.Reason = fmt.Sprintf("%s: %s", me.reason(), res.Space.Coverage)
 			res.Space.Description = describe(res)
 			return res, false, nil
@@ -232,10 +291,27 @@ func (e *engine) modularCheck() (res *Result, hazard bool, err error) {
 	res.Verdict = Safe
 	res.Space.Exhaustive = true
 	res.Space.BoundsDone = opts.bound() + 1
-	res.Space.Reduction = reduction + reductionText(opts, false)
+	res.Space.Reduction = modularText(mirrored, env, round) + reductionText(opts, false)
 	res.Space.Modular = true
 	res.Space.Description = describe(res)
 	return res, false, nil
+}
+
+// modularText is what a modular check's Space.Reduction says before the
+// reduction of each machine's search: modularReduction or
+// modularMirrored, the clause on the stores outside the stacks saying,
+// where the workers share data cells, how many, with how many values in
+// their sets, and after how many rounds.
+func modularText(mirrored bool, env *sched.EnvCells, round int) string {
+	s := modularReduction
+	if mirrored {
+		s = modularMirrored
+	}
+	if env.Cells() == 0 && round == 1 {
+		return s
+	}
+	cells := fmt.Sprintf("no worker stored outside its stack but to stable data bytes and to %d shared data cell(s), whose loads read any value of the cells' value sets (%d values), which hold every value any worker stored there; %d round(s)", env.Cells(), env.Values(), round)
+	return strings.Replace(s, "no worker stored outside its stack but to stable data bytes", cells, 1)
 }
 
 // budgetGone reports whether the modular search me stopped because the

@@ -53,7 +53,7 @@ func actionName(m *sched.Machine, a sched.Action, cpus *[sched.MaxCPUs]uint64, t
 	default:
 		t = uint64(uint8(a.Task))
 	}
-	h := mix64(x ^ uint64(a.Kind)<<56 ^ uint64(a.Fetch)<<40)
+	h := mix64(x ^ uint64(a.Kind)<<56 ^ uint64(a.Fetch)<<40 ^ uint64(a.Load)<<24)
 	return mix64(h + t)
 }
 

@@ -52,6 +52,9 @@ func TestLoopsReturns(t *testing.T) {
 		{call{"l_classify", []int64{7, 40}}, 855},
 		{call{"l_fib", []int64{10}}, 55},
 		{call{"l_shared", []int64{3}}, 3},
+		{call{"l_pick", []int64{1, 5}}, -9},
+		{call{"l_pick", []int64{2, 5}}, 91},
+		{call{"l_mark", []int64{3}}, 6},
 	}
 	for _, fx := range loopsFixtures {
 		var nat map[string]int32
@@ -79,7 +82,10 @@ func TestLoopsReturns(t *testing.T) {
 // same verdict; an UNSAFE one with the whole search's counterexample; a
 // SAFE one decided by the modular check where the workers store nothing
 // outside their stacks, and by the whole search, with its exact counts,
-// where they store to a global (l_shared).
+// where they add to a global counter (l_shared): its value set grows in
+// every round of the env cells (sched/envcells.go) until the rounds run
+// out (explore/modular.go: envRounds), and x86's add to memory, a
+// read-modify-write of the cell, is refused outright.
 func TestModularAgreesOnObjects(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a minute of search; run without -short and -race")
@@ -162,5 +168,57 @@ func TestModularDecidesLoops(t *testing.T) {
 		bad := objectCheck(t, "arm-loops.o", "nop-nop", v.c, explore.Options{})
 		require.Equal(t, explore.Unsafe, bad.Verdict)
 		require.NotEmpty(t, bad.Space.Found, "found by the hunt, not by exhausting the lower bounds")
+	}
+}
+
+// Env cells (sched/envcells.go): l_pick stores one of two traced
+// functions into a global hook that it calls through in a loop, and
+// l_mark stores 1, or 2 where it reads another worker's 1, to a global
+// flag. Both are decided SAFE by the modular check, with exact state
+// counts (summed over the rounds): l_pick in one round, its hook's set
+// (the initial l_twice and the reference's stores) already complete;
+// l_mark in two, the first collecting the 2 that no run of one worker
+// stores (the reference's stores give 0 and 1 only). The unsafe
+// strategies stay UNSAFE, their counterexamples (from the check's own
+// machine) replaying to their hazards; on ARM the whole search agrees.
+func TestModularEnvCells(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("seconds of search; run without -short and -race")
+	}
+	pick, mark := call{"l_pick", []int64{1, 2}}, call{"l_mark", []int64{1}}
+	for _, v := range []struct {
+		fx                     int // loopsFixtures
+		c                      call
+		states, values, rounds int
+	}{
+		{0, pick, 8670, 2, 1}, {0, mark, 10532, 3, 2},
+		{1, pick, 328477, 2, 1}, {1, mark, 200937, 3, 2},
+		{2, pick, 510993, 2, 1}, {2, mark, 97141, 3, 2},
+		{3, pick, 153840, 2, 1}, {3, mark, 41125, 3, 2},
+	} {
+		fx := loopsFixtures[v.fx]
+		t.Run(fmt.Sprintf("%s/%v", fx.file, v.c), func(t *testing.T) {
+			got := objectCheck(t, fx.file, fx.safe, v.c, explore.Options{Workers: 1})
+			require.Equal(t, explore.Safe, got.Verdict, got.Reason)
+			require.True(t, got.Space.Modular)
+			require.Contains(t, got.Space.Reduction, "mirror image")
+			require.Contains(t, got.Space.Reduction, fmt.Sprintf("no worker stored outside its stack but to stable data bytes and to 1 shared data cell(s), whose loads read any value of the cells' value sets (%d values), which hold every value any worker stored there; %d round(s))", v.values, v.rounds))
+			require.Equal(t, v.states, got.States)
+			if fx.arch == "arm" {
+				whole := objectCheck(t, fx.file, fx.safe, v.c, explore.Options{Modular: explore.ModularOff, Workers: 1})
+				require.Equal(t, explore.Safe, whole.Verdict)
+				t.Logf("modular %d states, whole %d", got.States, whole.States)
+			}
+			if fx.unsafe == "" {
+				return
+			}
+			bad := objectCheck(t, fx.file, fx.unsafe, v.c, explore.Options{Workers: 1})
+			require.Equal(t, explore.Unsafe, bad.Verdict)
+			assert.False(t, bad.Space.Modular)
+			rep, err := explore.Replay(objectScenario(t, fx.file, fx.unsafe, v.c), bad.Schedule, explore.Options{})
+			require.NoError(t, err)
+			require.NotNil(t, rep.Hazard)
+			assert.Equal(t, *bad.Hazard, *rep.Hazard)
+		})
 	}
 }

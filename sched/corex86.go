@@ -200,6 +200,41 @@ func (k *x86Core) memAddr(m *Machine, t int8, pc uint64) (uint64, int, bool, boo
 	return x86.MemAddr(inst, &r)
 }
 
+// branchLoad is memAddr for a call or jump through memory, which loads
+// its 8-byte target there (envVariants).
+func (k *x86Core) branchLoad(m *Machine, t int8, pc uint64) (uint64, bool) {
+	off, ok := m.textOff(pc)
+	if !ok {
+		return 0, false
+	}
+	inst, err := k.st.dec.Lookup(pc, m.text[off:min(off+x86.MaxLen, uint64(len(m.text)))])
+	if err != nil {
+		return 0, false
+	}
+	r := k.regs[t]
+	r.RIP = pc
+	return x86.BranchMemAddr(inst, &r)
+}
+
+// compares reports whether the instruction at pc only reads its memory
+// operand although memAddr reports it as a store (a memory destination):
+// CMP, TEST and BT (envVariants).
+func (k *x86Core) compares(m *Machine, pc uint64) bool {
+	off, ok := m.textOff(pc)
+	if !ok {
+		return false
+	}
+	inst, err := k.st.dec.Lookup(pc, m.text[off:min(off+x86.MaxLen, uint64(len(m.text)))])
+	if err != nil {
+		return false
+	}
+	switch inst.Op {
+	case x86asm.CMP, x86asm.TEST, x86asm.BT:
+		return true
+	}
+	return false
+}
+
 func (k *x86Core) slotWriter(src uint8) string {
 	if src == isa.RetAddr {
 		return "written by a call (a return address)"

@@ -102,7 +102,10 @@
 // (modular.go, which states and proves what it shows): that worker runs
 // the workload, every other worker is a stand-in looping on the text's
 // schedule() hook, a run ends when the focus worker and the patcher have
-// exited, and a worker's store outside its own stack is a fault.
+// exited, and a worker's store outside its own stack is a fault, or,
+// with Config.Env, a store to a shared data cell whose value is collected
+// while the worker's loads of cells read any value of their value sets
+// (envcells.go; the argument is modular.go's "Shared data cells").
 //
 // # Memoized stretches
 //

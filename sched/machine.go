@@ -119,6 +119,12 @@ type Config struct {
 	// Mirror, with Focus 1, records whether worker 0's modular machine
 	// stands for every worker's (modular.go); nil: not recorded.
 	Mirror *Mirror
+	// Env, with Focus, gives the modular machine the value sets of the
+	// data cells the workers share (envcells.go): a load of a cell reads
+	// one value of its set, by the explorer's choice (Action.Load), and a
+	// store outside the stacks is collected there instead of being a
+	// fault. Nil: every such store is a fault (modular.go).
+	Env *EnvCells
 }
 
 func (c *Config) defaults() {
@@ -280,6 +286,7 @@ type Machine struct {
 	// dataWritten: some store of a worker wrote data (data then may
 	// differ from the image's; bookkeeping for CopyFrom, not hashed)
 	dataWritten bool
+	env         envStep // the env-cell accesses of the step being taken (envcells.go)
 	// dataDig is data's digest while dataOK (hashShared; only data stores
 	// clear it)
 	dataDig [2]uint64
@@ -607,6 +614,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	// different results (symmetry.go).
 	st.symmetric = !cfg.NoSymmetry && cfg.Focus == 0 && cfg.Tasks > 1 && m.refSymmetric(cfg.Reference)
 	m.initMirror()
+	m.initEnv() // envcells.go
 	return m, nil
 }
 

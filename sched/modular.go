@@ -34,7 +34,8 @@ import (
 // the CPUs, the run queue, the preemption bound, the patcher's program
 // and its waits are those of the check.
 //
-// Premise: no worker stores outside its own stack. Then a worker's
+// Premise: no worker stores outside its own stack (with Config.Env, the
+// weaker premise of "Shared data cells" below). Then a worker's
 // registers, stack, shadow stack and results depend only on its own steps,
 // on text and the patcher's data (which the patcher alone writes), and on
 // its CPU's view of text; each detector reads only the state of the task
@@ -100,6 +101,75 @@ import (
 // stand-in switches where no worker could): explore then runs the whole
 // search, whose counterexample replays on the check's own machine.
 //
+// Shared data cells (Config.Env, envcells.go). Where workers share data
+// outside their stacks (corpus4's g_optable stores one of two function
+// pointers into a global and calls through it) the premise fails, and the
+// check weakens it. A cell is the size bytes at an address outside every
+// stack that a worker's store wrote; its value set V is its initial value
+// and every value stored there, in any worker's modular machine, in a
+// round before, or by the reference run (seeds: a larger set is only a
+// coarser over-approximation). In worker f's modular machine with the
+// sets V:
+//   - a load of exactly a cell x reads any value of V(x), by the
+//     explorer's choice: Options offers one step per value (Action.Load),
+//     where the core's memAddr says that the instruction loads x, and such
+//     a load is never thread-local (localAccess: RunLocal, runPlain and
+//     the memo never take it), so every value is explored;
+//   - a store outside the stacks writes nothing (no load reads the cells'
+//     bytes, so the data of every state is the image's and the data hash
+//     of symmetric states stays equal); its value, when V(x) lacks it or
+//     its bytes are no cell yet, is collected for the next round;
+//   - refused, with the fault that ends the run and sends the check to the
+//     whole search, saying why: a load or store that overlaps a cell
+//     without being it; a load of a cell that Options offered no values
+//     for (an instruction memAddr does not foresee, one that loads two
+//     cells, a read-modify-write such as amo* or an x86 locked or plain
+//     add to memory, which memAddr reports as a store); a second cell
+//     loaded by one instruction; a store of a value in the stack window
+//     (a pointer into a task's stack, which the projection below could not
+//     rename); an exclusive access (ldrex/strex, ldxr/stxr, lr/sc) that
+//     loads a cell or stores outside the stacks (its monitor is no value).
+//     Cells that overlap each other (stores of mixed sizes) refuse the
+//     next round (EnvCells.Next).
+// A round searches every worker's modular machine (worker 0's for all,
+// under the mirror: below) with fixed sets V; if any value was collected
+// the explorer runs another round with V grown by them (explore caps the
+// rounds, then runs the whole search). V is closed when a round's
+// searches were exhausted without a hazard and collected nothing.
+//
+// Claim, with V closed: every run R of the check's machine with a hazard
+// of worker f within bound b projects to a run of f's modular machine with
+// the sets V and the same hazard within b. First, by induction over R,
+// (I): every store of a worker outside its stack and the stable data
+// bytes writes exactly a cell x with a value of V(x), and no access of R
+// is one the rule refuses; so at every point of R each cell holds a value
+// of its set and every other data byte but the stable ones the image's. Take the first step of R that breaks (I), by
+// worker w, at the end of a prefix P of R in which (I) held. P projects to
+// a run of w's modular machine as in the claim above, with one change: a
+// load by w of a cell x read in R a value of V(x), by (I), and the
+// projection takes the load variant of that value (w's registers being
+// those of R, memAddr names x and Options offers all of V(x)); every other
+// data load reads the image's bytes in both. The dropped workers'
+// instructions wrote, besides their own stacks, only cells, which no load
+// of w's machine reads as memory; so the rest of the argument above
+// holds, and w's steps compute the same values. At the breaking step w's
+// machine makes the same access: a refused one is a fault of that machine
+// (a hazard: the round was not hazard-free), and a store of a value V(x)
+// lacks, or to bytes that are no cell, is collected (the round collected
+// something). Either contradicts V closed, so (I) holds in all of R, and
+// the same projection of R up to f's hazard is a run of f's machine in
+// which f's steps, reading the same values, meet the same hazard (each
+// detector reads f's own state). Stable data bytes (stable.go) are no
+// cells: their loads and stores are those of the modular machine without
+// cells, under the premises stable.go checks, and a seed that lies in them
+// is passed by; a load of a cell carries no store's knowledge (it returns
+// before stableLoaded), which only makes stable.go's check of P2 stricter. The reductions that rest on
+// the reference run (quiet.go, stable.go) check their premises in every
+// run of these machines too; a run that breaks one (a value of V that
+// leads to text the reference never ran, a store to a page it never
+// wrote) ends without a verdict (PremiseBroken), the round is INCOMPLETE
+// for a reason of its machine, and the check runs the whole search.
+//
 // One machine for every worker (Config.Mirror). Two workers differ in
 // their stacks' addresses and their indices only, when the wrong-result
 // detector owes them alike results (refSymmetric, the condition of task
@@ -110,7 +180,10 @@ import (
 // entry with the same arguments, the stand-ins sit at the same hook, and
 // the argument of symmetry.go maps each run of one, step for step, to a
 // run of the other with the same options, preemptions and hazards on
-// the renamed tasks. That argument rests on the premise task symmetry
+// the renamed tasks (with cells, the same sets V for both: a stored value
+// is never in the stack window, so the renaming leaves it alone, and
+// worker 0's machine collects exactly what worker f's would). That
+// argument rests on the premise task symmetry
 // rests on, that a task's stack addresses come from its stack pointer
 // (the workloads compute no numbers in the stack area), and holds at
 // every state that is not odd: no worker holds, in its registers or
@@ -211,8 +284,9 @@ func (m *Machine) initStandIns() error {
 }
 
 // sharedStore is a worker's store outside its own stack in a modular
-// machine: the premise of the modular check is broken, and the run ends
-// with a fault so that the check runs the whole search instead.
+// machine without Config.Env: the premise of the modular check is broken,
+// and the run ends with a fault so that the check runs the whole search
+// instead.
 func (m *Machine) sharedStore(a uint64, size int) {
 	t := m.cur
 	m.fault(int8(m.tasks[t].CPU), t, m.core.pc(t), fmt.Sprintf("a store of %d bytes at %#x, outside the task's stack: the workers are not independent, and a thread-modular check does not apply", size, a))

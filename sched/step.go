@@ -37,13 +37,22 @@ type Action struct {
 	// stale) picks which of the values the CPU may fetch it fetches: 0 is
 	// the newest (fetch.go).
 	Fetch uint16
+	// Load (ActRun of a worker of a modular machine whose instruction
+	// loads a shared data cell) picks the value it reads: 1 + its index
+	// in the cell's value set; 0: no choice (envcells.go).
+	Load uint16
 }
 
 func (a Action) String() string {
 	switch a.Kind {
 	case ActRun:
-		if a.Fetch > 0 {
+		switch {
+		case a.Fetch > 0 && a.Load > 0:
+			return fmt.Sprintf("cpu%d run (fetch variant %d, load variant %d)", a.CPU, a.Fetch, a.Load)
+		case a.Fetch > 0:
 			return fmt.Sprintf("cpu%d run (fetch variant %d)", a.CPU, a.Fetch)
+		case a.Load > 0:
+			return fmt.Sprintf("cpu%d run (load variant %d)", a.CPU, a.Load)
 		}
 		return fmt.Sprintf("cpu%d run", a.CPU)
 	case ActIPI:
@@ -172,6 +181,16 @@ func (m *Machine) appendRun(buf []Action, c int8) []Action {
 				buf = append(buf, Action{CPU: c, Kind: ActRun, Fetch: uint16(k)})
 			}
 			return buf
+		}
+		if m.cfg.Env != nil {
+			// A load of a shared data cell: one step per value of its
+			// set (envcells.go).
+			if n := m.envVariants(t); n > 0 {
+				for k := 1; k <= n; k++ {
+					buf = append(buf, Action{CPU: c, Kind: ActRun, Load: uint16(k)})
+				}
+				return buf
+			}
 		}
 	}
 	return append(buf, Action{CPU: c, Kind: ActRun})
@@ -304,6 +323,11 @@ func (m *Machine) Apply(a Action) {
 			m.stopperStep(c)
 		case cpu.Cur == m.patcher:
 			m.patcherStep(c)
+		case m.cfg.Env != nil:
+			t, pc := cpu.Cur, m.core.pc(cpu.Cur)
+			m.envBegin(a.Load) // envcells.go
+			m.workerStep(c, t, int(a.Fetch))
+			m.envEnd(c, t, pc)
 		default:
 			m.workerStep(c, cpu.Cur, int(a.Fetch))
 		}

@@ -99,6 +99,11 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 		if !ok {
 			return 0, m.memFault(true, a, size)
 		}
+		if m.cfg.Env != nil {
+			if v, hit := m.envLoad(a, size); hit { // envcells.go
+				return v, nil
+			}
+		}
 		mem = m.data[off:]
 		if m.res != nil {
 			m.resultLoad(m.cur, a, size, false) // results.go
@@ -144,7 +149,7 @@ func (m *Machine) storeMem(a uint64, size int, v uint64, reg uint8) error {
 			return fmt.Errorf("store of %d bytes at %#x to the read-only page %#x: %w", size, a, a&^(PageSize-1), isa.ErrMemory)
 		}
 		if m.cfg.Focus > 0 && !m.stableRange(a, size) {
-			m.sharedStore(a, size) // modular.go
+			m.envStore(a, size, v) // envcells.go
 			return nil
 		}
 		n0, s0 := m.dataOdd(off, size)
@@ -567,7 +572,7 @@ func (m *Machine) local(t int8) bool {
 // task can write.
 func (m *Machine) localAccess(t int8, pc uint64) bool {
 	a, n, store, ok := m.core.memAddr(m, t, pc)
-	if !ok {
+	if !ok || m.cfg.Env != nil && m.envTouches(a, n) { // envcells.go
 		return false
 	}
 	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {

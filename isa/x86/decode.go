@@ -590,6 +590,16 @@ func MemAddr(inst *Inst, r *Regs) (addr uint64, size int, store, ok bool) {
 	return 0, 0, false, false
 }
 
+// BranchMemAddr returns the load of a call or jump through memory with
+// registers r: the address of its 8-byte target (MemAddr reports neither);
+// ok is false for every other instruction.
+func BranchMemAddr(inst *Inst, r *Regs) (addr uint64, ok bool) {
+	if inst.err != nil || inst.Op != x86asm.CALL && inst.Op != x86asm.JMP || inst.dst.kind != kindMem {
+		return 0, false
+	}
+	return r.addr(&inst.dst, r.RIP+uint64(inst.Len)), true
+}
+
 // memSize is the byte count of memory operand o of inst.
 func memSize(inst *Inst, o *operand) int {
 	if o.size != 0 {

@@ -42,3 +42,50 @@ NOINLINE int l_shared(int n)
 		l_total += l_class('a' + i);
 	return n;
 }
+
+/* Env cells (sched/envcells.go): l_pick stores one of two traced
+ * functions into a global hook, calls a traced function in a loop and
+ * the hook (read once per call, as the kernel's READ_ONCE does) after
+ * each call, and puts the hook back: the workers race on which function
+ * each one calls. Both are called in a run alone (l_twice last), so that
+ * the reference run has executed whichever the hook holds. */
+#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+
+NOINLINE int l_twice(int x)
+{
+	return 2 * x + 1;
+}
+
+NOINLINE int l_negate(int x)
+{
+	return 3 - x;
+}
+
+int (*l_hook)(int) = l_twice;
+
+NOINLINE int l_pick(int k, int n)
+{
+	int r = 0;
+	l_hook = (k & 1) ? l_negate : l_twice;
+	for (int i = 0; i < n; i++)
+		r += READ_ONCE(l_hook)(l_class('a' + i) + i);
+	l_hook = l_twice;
+	return l_twice(r);
+}
+
+/* l_mark stores 1 to a global that holds 0 between calls, 2 where it
+ * finds another worker's 1 there: a value no run of one worker alone
+ * stores, which only the second round of the value sets reads. */
+int l_flag;
+
+NOINLINE int l_mark(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += l_class('0' + i);
+	l_flag = READ_ONCE(l_flag) ? 2 : 1;
+	s += l_class('a');
+	s += READ_ONCE(l_flag);
+	l_flag = 0;
+	return s;
+}
