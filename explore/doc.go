@@ -468,10 +468,14 @@
 // in a round that collects nothing satisfies that premise. Anything else (a hazard, which
 // may be a stand-in's doing, or a run the reference run's reductions
 // cannot vouch for) runs the check's own machine with the budget left:
-// after a modular hazard, 256 random runs first (modular.go: hunt), whose
-// counterexample is minimized and replayed as any (Space.Found says so,
-// and that the bounds below its preemptions were not searched), then the
-// whole search. So an UNSAFE verdict and its counterexample always come
+// after a modular hazard, 240 random runs first (modular.go: hunt), then
+// the whole search. 16 random runs of the check's own machine come before
+// the modular check as well: an unsafe strategy usually meets a hazard in
+// the first, where the modular search, bound by bound, may take seconds.
+// A hunted counterexample is shortened by the minimization within a fixed
+// budget of states (huntMinStates; so it is the same whatever the
+// workers) and replayed as any (Space.Found says so, and that the bounds
+// below its preemptions were not searched). So an UNSAFE verdict and its counterexample always come
 // from the check's own machine. The point is the cost: a traced callee called in a loop makes
 // the whole search's states grow with the product of the workers' passes
 // through its site, the modular check's with their sum

@@ -14,7 +14,10 @@ import (
 // only on the scenario and the bound, never on which counterexample the
 // workers met first: a later-visited state on the first shortest path
 // would give, through the earlier visit, a run as short and first in option
-// order. The budgets apply; when one runs out the best so far stands.
+// order. The budgets apply; when one runs out the best so far stands. So
+// does it after minLeft states when that is set (a hunted counterexample,
+// whose bound holds no claim of fewest preemptions: engine.hunt), which
+// keeps the result a function of the scenario and the bound.
 func (w *worker) minimize(m *sched.Machine, found []int32) []int32 {
 	start := &sched.Machine{}
 	start.CopyFrom(m)
@@ -53,6 +56,12 @@ func (w *worker) dfsMin(m *sched.Machine, depth int, first bool) bool {
 	for i := range opts {
 		if !first && len(w.path[:mark]) >= len(w.best)-1 {
 			return false
+		}
+		if w.minLeft > 0 {
+			if w.minLeft--; w.minLeft == 0 {
+				w.halt = true // the budget of a hunted counterexample
+				return false
+			}
 		}
 		child := w.machine(depth + 1)
 		child.CopyFrom(m)

@@ -35,7 +35,8 @@ import (
 // which a stand-in's extra freedom may have made, the premise broken, a
 // run the reference run's reductions cannot vouch for) runs the check's
 // own machine with what is left of the budget (after a hazard, random
-// runs first: hunt; then the whole search), so every UNSAFE verdict comes
+// runs first: hunt; then the whole search; a few random runs come before
+// the modular check too), so every UNSAFE verdict comes
 // from the check's own machine, with its counterexample; a budget that
 // runs out inside the modular searches makes the check INCOMPLETE.
 type Modular uint8
@@ -96,12 +97,18 @@ func (e *engine) modularOrWhole() (*Result, error) {
 	if !e.modular() {
 		return e.whole()
 	}
+	// A few random runs of the check's own machine first: where the
+	// strategy is unsafe they usually meet a hazard at once, which the
+	// modular search, bound by bound, may reach only after seconds.
+	if res, err := e.hunt(0, preHuntRuns, "before the thread-modular check, "); err != nil || res != nil {
+		return res, err
+	}
 	res, hazard, err := e.modularCheck()
 	if err != nil || res != nil {
 		return res, err
 	}
 	if hazard {
-		if res, err := e.hunt(); err != nil || res != nil {
+		if res, err := e.hunt(preHuntRuns, huntRuns, "the thread-modular check met a hazard; "); err != nil || res != nil {
 			return res, err
 		}
 	}
@@ -154,37 +161,44 @@ func (e *engine) whole() (*Result, error) {
 	return r, nil
 }
 
-// huntRuns is how many random runs of the check's machine hunt makes;
-// huntSalt separates their seeds from a random search's.
+// preHuntRuns random runs of the check's machine come before the modular
+// check, and runs preHuntRuns..huntRuns-1 after a modular machine met a
+// hazard; huntSalt separates their seeds from a random search's.
 const (
-	huntRuns = 256
-	huntSalt = 0x6d6f64756c6172
+	preHuntRuns = 16
+	huntRuns    = 256
+	huntSalt    = 0x6d6f64756c6172
+	// huntMinStates bounds the minimization of a hunted counterexample:
+	// a random run's thousands of steps leave the canonical one's branch
+	// and bound (every shorter run) far too much to search.
+	huntMinStates = 50_000
 )
 
-// hunt looks for a hazard of the check's own machine with random runs,
-// after a modular machine met one: when a hazard is there, such runs
-// reach it in few tries where the whole search would first exhaust the
-// lower bounds, whose states grow with the product of the workers'
-// passes. A run that reaches one is minimized and replayed like any
-// counterexample (engine.unsafe); the lower bounds are not searched, so
-// the result does not claim the fewest preemptions. Nil when no run
-// reached a hazard: the whole search then decides.
-func (e *engine) hunt() (*Result, error) {
+// hunt looks for a hazard of the check's own machine with random runs
+// from to to-1 (why says when: before the modular check, or after a
+// modular machine met one): when a hazard is there, such runs reach it in
+// few tries where the whole search would first exhaust the lower bounds,
+// whose states grow with the product of the workers' passes. A run that
+// reaches one is minimized and replayed like any counterexample
+// (engine.unsafe); the lower bounds are not searched, so the result does
+// not claim the fewest preemptions. Nil when no run reached a hazard: the
+// search goes on.
+func (e *engine) hunt(from, to int, why string) (*Result, error) {
 	opts := e.opts
 	root, err := e.c.machine(false, !opts.Reduction.por())
 	if err != nil {
 		return nil, err
 	}
 	s := &sampler{root: root, m: &sched.Machine{}, bound: opts.bound()}
-	for i := 0; i < huntRuns && e.reason() == ""; i++ {
+	for i := from; i < to && e.reason() == ""; i++ {
 		hit := s.run(opts.Seed^huntSalt, uint64(i))
 		e.trans.Add(int64(s.m.Steps()))
 		if !hit {
 			continue
 		}
-		res := &Result{Mode: "check", Space: space(e.sc, opts), Runs: i + 1, Transitions: int(e.trans.Load())}
-		res.Space.Found = fmt.Sprintf("the thread-modular check met a hazard; random run %d of the check's own machine (%d steps in all) reached this one, then minimized; the bounds below its preemptions were not searched", i+1, e.trans.Load())
-		return e.unsafe(res, append([]int32(nil), s.path...), opts.bound())
+		res := &Result{Mode: "check", Space: space(e.sc, opts), Runs: i + 1 - from, Transitions: int(e.trans.Load())}
+		res.Space.Found = fmt.Sprintf("%srandom run %d of the check's own machine (%d steps in all) reached this one, then shortened (%d states at most); the bounds below its preemptions were not searched", why, i+1, e.trans.Load(), huntMinStates)
+		return e.unsafeWithin(res, append([]int32(nil), s.path...), opts.bound(), huntMinStates)
 	}
 	return nil, nil
 }

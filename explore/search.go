@@ -239,6 +239,12 @@ func (e *engine) exhaustive() (*Result, error) {
 // the hazard was found was cut short where the first worker met one, a
 // point that depends on timing).
 func (e *engine) unsafe(res *Result, found []int32, bound int) (*Result, error) {
+	return e.unsafeWithin(res, found, bound, 0)
+}
+
+// unsafeWithin is unsafe with the minimization cut after budget states
+// (0: none).
+func (e *engine) unsafeWithin(res *Result, found []int32, bound, budget int) (*Result, error) {
 	opts := e.opts
 	res.FoundSteps = len(found)
 	if opts.Reduction != ReduceNone && e.reason() == "" {
@@ -247,6 +253,7 @@ func (e *engine) unsafe(res *Result, found []int32, bound int) (*Result, error) 
 			return nil, err
 		}
 		w := e.newWorker(bound)
+		w.minLeft = budget
 		e.minim.Store(true)
 		found = w.minimize(m, found)
 		e.minim.Store(false)

@@ -27,6 +27,9 @@ type worker struct {
 	// minimizing: advance is used by minimization (no counts, a visited
 	// check after every forced step, a deadlock is no counterexample).
 	minimizing bool
+	// minLeft, when positive, is how many more states the minimization
+	// may expand before the best counterexample so far stands.
+	minLeft int
 
 	pending [3]int64 // states, transitions, runs not yet published
 	tick    int

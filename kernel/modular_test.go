@@ -222,3 +222,30 @@ func TestModularEnvCells(t *testing.T) {
 		})
 	}
 }
+
+// An unsafe strategy on an object is found by the random runs made before
+// the thread-modular check (explore/modular.go: hunt): the first one here.
+// Its counterexample, shortened within a fixed budget of states, is the
+// same whatever the search workers, and replays to its hazard.
+func TestPreHunt(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("seconds of search; run without -short and -race")
+	}
+	c := call{"l_classify", []int64{7, 3}}
+	var first *explore.Result
+	for _, workers := range []int{1, 2} {
+		res := objectCheck(t, "x86-fentry-loops.o", "plain-write", c, explore.Options{Workers: workers})
+		require.Equal(t, explore.Unsafe, res.Verdict, res.Reason)
+		assert.Contains(t, res.Space.Found, "before the thread-modular check, random run 1 of the check's own machine")
+		assert.Equal(t, 1, res.Runs)
+		if first == nil {
+			first = res
+			continue
+		}
+		assert.Equal(t, first.Schedule, res.Schedule, "the same counterexample with %d workers", workers)
+	}
+	rep, err := explore.Replay(objectScenario(t, "x86-fentry-loops.o", "plain-write", c), first.Schedule, explore.Options{})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Hazard)
+	assert.Equal(t, *first.Hazard, *rep.Hazard)
+}
