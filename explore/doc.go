@@ -184,13 +184,28 @@
 // In the thread-modular check (modular.go) a store to stable bytes does not
 // break its premise.
 //
-// A search one of whose runs breaks a premise of these three (the run ends
+// With them goes one more local step of the patcher, which rests on the
+// breakpoint protocol instead (sched/shadow.go): text_poke_bp's store of a
+// site's bytes 1-4, while its byte 0 holds int3 in every CPU's view and no
+// task is inside the site, and the program synchronizes every CPU before it
+// writes byte 0 again. No fetch reads those bytes then (each traps on the
+// int3, whose handler emulates from the patcher's table), and the only
+// steps it does not commute with, a CPU's synchronization before it, leave
+// that CPU's view of them older, which no fetch reads before the sync_core
+// makes every view the same. Its premises, that no worker loads a site's
+// bytes as data or fetches an instruction starting inside a site, are
+// checked by every run as these are (TestShadowAgrees compares verdicts
+// and end states without it, on text_poke_bp and on two variants that
+// drop one of its sync_cores).
+//
+// A search one of whose runs breaks a premise of these (the run ends
 // with no verdict, sched.Machine.PremiseBroken) is made again from the
 // start with them off, with what is left of the budget (modular.go:
 // whole); its result says so (Space.NoReferenceReductions, and its
 // reduction text names the broken premise), and its counterexample
 // replays with them off (AsSearched; the CLI's --no-reference-reductions).
-// Scenario.NoQuiet and NoStable turn them off; TestQuietReductionsAgree
+// Scenario.NoQuiet (quiet.go's and shadow.go's) and NoStable turn them
+// off; TestQuietReductionsAgree
 // (kernel) compares verdicts, hazard kinds, places and end states with and
 // without them on real objects, and TestStableBytesAgree does on shared.c.
 //

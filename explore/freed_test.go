@@ -61,7 +61,9 @@ func TestFreedFramesAgree(t *testing.T) {
 
 // The state counts of the default checks with freed frames scrubbed and
 // kept (the counts of TestSymmetryCounts before the scrub), with and
-// without the task symmetry.
+// without the task symmetry. (text-poke-bp's were 92,835, 39,854, 26,957
+// and 13,970 before its stores of bytes 1-4 behind the int3 became local
+// steps of the patcher, sched/shadow.go.)
 func TestFreedFramesCounts(t *testing.T) {
 	for _, c := range []struct {
 		arch                 kernel.Arch
@@ -71,7 +73,7 @@ func TestFreedFramesCounts(t *testing.T) {
 	}{
 		{kernel.ARM, "jmp-over", 15294, 6882, 5357, 2836},
 		{kernel.ARM, "two-step-sched", 3052, 1370, 1336, 717},
-		{kernel.X86, "text-poke-bp", 92835, 39854, 26957, 13970},
+		{kernel.X86, "text-poke-bp", 81774, 35081, 23929, 12406},
 	} {
 		t.Run(fmt.Sprintf("%v/%s", c.arch, c.strategy), func(t *testing.T) {
 			for _, keep := range []bool{false, true} {

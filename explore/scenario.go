@@ -46,7 +46,8 @@ type Scenario struct {
 	// NoQuiet is a test knob: it turns off the two reductions that rest on
 	// the uninstrumented reference run (loads from data pages it never
 	// wrote, the patcher's stores to text no worker reached there; see the
-	// package doc).
+	// package doc), and the patcher's stores behind a breakpoint
+	// (sched/shadow.go).
 	NoQuiet bool
 	// NoStable turns off the reduction of stable data bytes, which also
 	// rests on the reference run (sched/stable.go: loads and stores of

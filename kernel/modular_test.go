@@ -192,7 +192,7 @@ func TestModularEnvCells(t *testing.T) {
 		states, values, rounds int
 	}{
 		{0, pick, 8670, 2, 1}, {0, mark, 10532, 3, 2},
-		{1, pick, 328477, 2, 1}, {1, mark, 200937, 3, 2},
+		{1, pick, 227805, 2, 1}, {1, mark, 143889, 3, 2},
 		{2, pick, 510993, 2, 1}, {2, mark, 97141, 3, 2},
 		{3, pick, 153840, 2, 1}, {3, mark, 41125, 3, 2},
 	} {

@@ -155,6 +155,10 @@ type isaShape struct {
 	// stopperInSync says that entering the stop_machine stopper
 	// synchronizes (everywhere but RISC-V, which flushes when it leaves).
 	stopperInSync bool
+	// breakpoint is the ISA's breakpoint instruction of the patcher's
+	// breakpoint protocol (x86: int3), whose presence at a site's start
+	// shadows the site's other bytes (shadow.go); nil where none is used.
+	breakpoint []byte
 	// bytewiseText says that a multi-byte text write outside the
 	// breakpoint protocol is a sequence of byte stores (x86: text_poke's
 	// memcpy gives no atomicity for instruction fetch).

@@ -12,7 +12,7 @@ import (
 // x86Shape: x86 instructions are byte-aligned and up to 15 bytes long; only
 // an 8-byte load straight into rip (ret) restores a return address; a hook
 // is a one-byte nop.
-var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, linkSize: 8, linkRegs: [2]uint8{isa.PCReg, isa.PCReg}, hookLen: 1,
+var x86Shape = isaShape{align: 1, maxLen: x86.MaxLen, breakpoint: x86.Int3(), linkSize: 8, linkRegs: [2]uint8{isa.PCReg, isa.PCReg}, hookLen: 1,
 	excSync: true, stopperInSync: true, bytewiseText: true}
 
 // x86Core is the x86-64 core.

@@ -96,7 +96,8 @@ type Config struct {
 	RecordResults bool
 	// NoQuiet turns off the reductions that rest on the reference run
 	// (quiet.go): loads from data pages it never wrote, and the
-	// patcher's stores to text no worker reached there, are then visible.
+	// patcher's stores to text no worker reached there, are then visible;
+	// so are its stores behind a breakpoint (shadow.go).
 	NoQuiet bool
 	// NoStable turns off the reduction of stable data bytes (stable.go):
 	// loads and stores of shared data are then all visible.
@@ -397,6 +398,9 @@ type static struct {
 	roData []bool
 	memo   *memoTable    // memoized thread-local stretches (memo.go; nil: off)
 	stable *stableStatic // the stable data bytes (stable.go; nil: none)
+	// shadowOK, per patcher op: a store that may be behind a breakpoint
+	// (shadow.go; nil: none)
+	shadowOK []bool
 	// dataDig: the digest of the image's data as New maps it (hashShared,
 	// for machines whose data no store wrote)
 	dataDig [2]uint64
@@ -604,6 +608,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.initQuiet()
 	m.initStable()
+	m.initShadow()
 	m.initViewSums()
 	m.initWriteSums()
 	if !cfg.KeepFreed {

@@ -171,6 +171,9 @@ func (m *Machine) patcherLocal() bool {
 	if (op.Kind == OpSyncCore || op.Kind == OpFlushIcacheAll) && m.psub == 1 && m.ipiWait == 0 {
 		return true // patcher.go: the wait's end
 	}
+	if op.Kind == OpStore && m.shadowedNow(m.pop) {
+		return true // behind a breakpoint (shadow.go)
+	}
 	if m.st.obs == nil || op.Kind != OpStore {
 		return false
 	}

@@ -94,6 +94,9 @@ func (m *Machine) loadMem(a uint64, size int, reg uint8, link bool) (uint64, err
 		if m.st.obs != nil && !m.observed(a-m.img.Base, size) {
 			m.unobserved(fmt.Sprintf("a load of %d bytes at %#x <%s>", size, a, m.img.Name(a))) // quiet.go
 		}
+		if m.st.shadowOK != nil {
+			m.shadowLoad(a, size) // shadow.go
+		}
 	default:
 		off, ok := m.dataOff(a, size)
 		if !ok {
@@ -335,6 +338,11 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 		m.closePass(c, t)
 		m.fault(c, t, pc, fmt.Sprintf("pc %#x is outside text%s", pc, m.shape.misaligned))
 		return
+	}
+	if m.st.shadowOK != nil {
+		if m.shadowFetch(t, pc); m.done {
+			return
+		}
 	}
 	m.cur = t
 	m.loadedInto = 0
