@@ -31,6 +31,12 @@ type Return struct {
 	// Stores is the number of data stores the task had made inside traced
 	// calls when it returned (cumulative).
 	Stores uint32 `json:"stores"`
+	// Unknown: the return register still held what the instrumentation's
+	// last call left there (a void function that returned without writing
+	// it, after an arm64 -pg _mcount call, which the compiler treats as any
+	// call, clobbering x0): no result of the workload, so runs compare the
+	// call's function and stores but not Value.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // DataStore is one store outside the stacks made inside a traced call.

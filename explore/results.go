@@ -87,6 +87,10 @@ type Return struct {
 	Caller    string  `json:"caller"` // where the call returned to
 	Value     *uint64 `json:"value,omitempty"`
 	Reference *uint64 `json:"reference,omitempty"`
+	// Unknown: in the reference the return register held what the
+	// instrumentation's last call left there (detect.Return.Unknown): the
+	// value is not compared.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Returns lists, task by task, the returns of run (a machine's recorded
@@ -107,7 +111,7 @@ func (c *compiled) returns(run *detect.Results) []Return {
 			if k < len(want) {
 				at = want[k]
 				v := at.Value
-				r.Reference = &v
+				r.Reference, r.Unknown = &v, at.Unknown
 			}
 			if k < len(got) {
 				at = got[k]

@@ -371,6 +371,8 @@ func writeReturns(p *printer, sc *explore.Scenario, res *explore.Result) {
 			mark = "  (not reached in this run)"
 		case r.Reference == nil:
 			mark = "  (the reference made no such call)"
+		case r.Unknown:
+			mark = "  (not compared: the register holds what the instrumentation left, no value of the function's)"
 		case *r.Value != *r.Reference:
 			mark = "  DIFFERS"
 		}

@@ -113,6 +113,9 @@ build arm-shared.o $ARM -fno-pie -marm -march=armv5te -pg shared.c
 build x86-fentry-shared.o $X86 $X86K -fno-pie -pg -mfentry shared.c
 build arm64-pfe2-shared.o $A64 $A64K -fpatchable-function-entry=2 shared.c
 build rv-atomic-shared.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 shared.c
+# voidret.c (issue 21): a void function returning before it writes x0,
+# after arm64 -pg's _mcount call.
+build arm64-pg-voidret.o $A64 $A64K -pg voidret.c
 # bti.c (issue 21): -mbranch-protection (CONFIG_ARM64_BTI_KERNEL's flags):
 # "bti c" before the entry NOPs, between the CALL_OPS literal and them, or
 # none (a static function only called directly); pacentry.s: paciasp as
