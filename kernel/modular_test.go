@@ -16,7 +16,7 @@ import (
 // loopsFixtures are loops.c's objects (testdata/obj/build.sh) with the
 // SAFE and UNSAFE strategies of their layouts (RISC-V's era-3 layout has
 // no unsafe built-in).
-var loopsFixtures = []struct{ file, arch, safe, unsafe string }{
+var loopsFixtures = []fixture{
 	{"arm-loops.o", "arm", "jmp-over", "nop-nop"},
 	{"x86-fentry-loops.o", "x86", "text-poke-bp", "plain-write"},
 	{"arm64-pfe2-loops.o", "arm64", "arm64-nop-bl", "arm64-both-sm"},
@@ -43,27 +43,29 @@ func objectScenario(t *testing.T, file, strategy string, c call) explore.Scenari
 		ObjectFile: path, Function: c.fn, Args: c.args}
 }
 
-// loops.c returns what it returns under qemu-user, run alone.
-func TestLoopsReturns(t *testing.T) {
-	calls := []struct {
-		c    call
-		want int32
-	}{
-		{call{"l_classify", []int64{7, 40}}, 855},
-		{call{"l_fib", []int64{10}}, 55},
-		{call{"l_shared", []int64{3}}, 3},
-		{call{"l_pick", []int64{1, 5}}, -9},
-		{call{"l_pick", []int64{2, 5}}, 91},
-		{call{"l_mark", []int64{3}}, 6},
-	}
-	for _, fx := range loopsFixtures {
+// fixture is a fixture object with the SAFE and UNSAFE strategies of its
+// layout ("" none).
+type fixture struct{ file, arch, safe, unsafe string }
+
+// wantReturn is a call and what it returns, run alone.
+type wantReturn struct {
+	c    call
+	want int32
+}
+
+// requireReturns checks that every call returns its want on every fixture,
+// run alone under the fixture's SAFE strategy with no hazard, and natively
+// under qemu-user through harness when the tools are there.
+func requireReturns(t *testing.T, fixtures []fixture, harness string, calls []wantReturn) {
+	t.Helper()
+	for _, fx := range fixtures {
 		var nat map[string]int32
 		if haveTools(t, "the values qemu returned", fx.arch) {
 			var cs []call
 			for _, c := range calls {
 				cs = append(cs, c.c)
 			}
-			nat = native(t, fx.arch, "loopsharness.c", fx.file, cs, nil)
+			nat = native(t, fx.arch, harness, fx.file, cs, nil)
 		}
 		for _, c := range calls {
 			got, returned, _, m := runObject(t, fx.file, fx.safe, c.c)
@@ -75,6 +77,18 @@ func TestLoopsReturns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loops.c returns what it returns under qemu-user, run alone.
+func TestLoopsReturns(t *testing.T) {
+	requireReturns(t, loopsFixtures, "loopsharness.c", []wantReturn{
+		{call{"l_classify", []int64{7, 40}}, 855},
+		{call{"l_fib", []int64{10}}, 55},
+		{call{"l_shared", []int64{3}}, 3},
+		{call{"l_pick", []int64{1, 5}}, -9},
+		{call{"l_pick", []int64{2, 5}}, 91},
+		{call{"l_mark", []int64{3}}, 6},
+	})
 }
 
 // The thread-modular check (sched/modular.go), which object checks use by

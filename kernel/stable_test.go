@@ -11,7 +11,7 @@ import (
 
 // sharedFixtures are shared.c's objects (testdata/obj/build.sh), as
 // loopsFixtures.
-var sharedFixtures = []struct{ file, arch, safe, unsafe string }{
+var sharedFixtures = []fixture{
 	{"arm-shared.o", "arm", "jmp-over", "nop-nop"},
 	{"x86-fentry-shared.o", "x86", "text-poke-bp", "plain-write"},
 	{"arm64-pfe2-shared.o", "arm64", "arm64-nop-bl", "arm64-both-sm"},
@@ -20,10 +20,7 @@ var sharedFixtures = []struct{ file, arch, safe, unsafe string }{
 
 // The calls of shared.c the tests make, with what each returns run alone
 // (qemu-user gives the same: TestSharedReturns).
-var sharedCalls = []struct {
-	c    call
-	want int32
-}{
+var sharedCalls = []wantReturn{
 	{call{"s_lazy", []int64{5, 20}}, -512113943},
 	{call{"s_silent", []int64{4, 6}}, -1527526219},
 	{call{"s_early", []int64{3}}, 0}, // the first call builds the table,
@@ -32,25 +29,7 @@ var sharedCalls = []struct {
 
 // shared.c returns what it returns under qemu-user, run alone.
 func TestSharedReturns(t *testing.T) {
-	for _, fx := range sharedFixtures {
-		var nat map[string]int32
-		if haveTools(t, "the values qemu returned", fx.arch) {
-			var cs []call
-			for _, c := range sharedCalls {
-				cs = append(cs, c.c)
-			}
-			nat = native(t, fx.arch, "sharedharness.c", fx.file, cs, nil)
-		}
-		for _, c := range sharedCalls {
-			got, returned, _, m := runObject(t, fx.file, fx.safe, c.c)
-			require.Empty(t, m.Hazards(), "%s %v", fx.file, c.c)
-			require.True(t, returned, "%s %v never returned", fx.file, c.c)
-			assert.Equal(t, c.want, got, "%s %v", fx.file, c.c)
-			if nat != nil {
-				assert.Equal(t, c.want, nat[fx.file+" "+c.c.String()], "%s %v natively", fx.file, c.c)
-			}
-		}
-	}
+	requireReturns(t, sharedFixtures, "sharedharness.c", sharedCalls)
 }
 
 // The stable bytes (sched/stable.go) on shared.c, checked as check
