@@ -150,11 +150,19 @@ func (m *Machine) observed(off uint64, n int) bool {
 // quiet.go cannot vouch for its schedules.
 // A run that has already met a hazard goes on (it is evidence as it is).
 func (m *Machine) unobserved(what string) {
+	m.breakPremise(fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet, or --no-reference-reductions, turns them off) do not hold for this run", what))
+}
+
+// breakPremise ends the run without a verdict, saying why: it broke a
+// premise of a reduction that the reductions of quiet.go, stable.go or
+// shadow.go rest on (PremiseBroken). A run that has already met a hazard
+// goes on (it is evidence as it is).
+func (m *Machine) breakPremise(why string) {
 	if m.done || len(m.hazards) > 0 {
 		return
 	}
 	m.outOfSteps, m.done, m.premiseBroken = true, true, true
-	m.budgetWhy = fmt.Sprintf("%s, which the uninstrumented reference run never made: the reductions of quiet pages and unreached text (explore.Scenario.NoQuiet, or --no-reference-reductions, turns them off) do not hold for this run", what)
+	m.budgetWhy = why
 }
 
 // patcherLocal reports whether the patcher's next step, on its CPU, is a

@@ -146,7 +146,7 @@ func (m *Machine) shadowFetch(t int8, pc uint64) {
 		return
 	}
 	if s := m.img.Sites[m.st.siteOf[off]]; pc > s.Addr {
-		m.breakPremise(fmt.Sprintf("task %d fetches an instruction at %#x, inside the site at %#x <%s>", t, pc, s.Addr, m.img.Name(s.Addr)))
+		m.breakShadow(fmt.Sprintf("task %d fetches an instruction at %#x, inside the site at %#x <%s>", t, pc, s.Addr, m.img.Name(s.Addr)))
 	}
 }
 
@@ -156,18 +156,14 @@ func (m *Machine) shadowLoad(a uint64, n int) {
 	off := a - m.img.Base
 	for o := off; o < off+uint64(n) && o < uint64(len(m.st.siteOf)); o++ {
 		if i := m.st.siteOf[o]; i >= 0 && o+m.img.Base > m.img.Sites[i].Addr {
-			m.breakPremise(fmt.Sprintf("a load of %d text bytes at %#x reads the site at %#x <%s>", n, a, m.img.Sites[i].Addr, m.img.Name(m.img.Sites[i].Addr)))
+			m.breakShadow(fmt.Sprintf("a load of %d text bytes at %#x reads the site at %#x <%s>", n, a, m.img.Sites[i].Addr, m.img.Name(m.img.Sites[i].Addr)))
 			return
 		}
 	}
 }
 
-// breakPremise ends the run without a verdict: it broke a premise of the
-// stores behind a breakpoint. A run that has met a hazard goes on.
-func (m *Machine) breakPremise(what string) {
-	if m.done || len(m.hazards) > 0 {
-		return
-	}
-	m.outOfSteps, m.done, m.premiseBroken = true, true, true
-	m.budgetWhy = what + ", which breaks a premise of the patcher's stores behind a breakpoint (sched/shadow.go; --no-reference-reductions turns them off)"
+// breakShadow ends the run without a verdict: it broke a premise of the
+// stores behind a breakpoint (breakPremise).
+func (m *Machine) breakShadow(what string) {
+	m.breakPremise(what + ", which breaks a premise of the patcher's stores behind a breakpoint (sched/shadow.go; --no-reference-reductions turns them off)")
 }

@@ -266,12 +266,7 @@ func (m *Machine) hashKnow(h *hasher, t int8) {
 }
 
 // breakStable ends the run without a verdict: it broke a premise of the
-// stable bytes. A run that has already met a hazard goes on (it is
-// evidence as it is).
+// stable bytes (breakPremise).
 func (m *Machine) breakStable(what string) {
-	if m.done || len(m.hazards) > 0 {
-		return
-	}
-	m.outOfSteps, m.done, m.premiseBroken = true, true, true
-	m.budgetWhy = what + ", which breaks a premise of the stable data bytes (sched/stable.go; --no-reference-reductions turns them off)"
+	m.breakPremise(what + ", which breaks a premise of the stable data bytes (sched/stable.go; --no-reference-reductions turns them off)")
 }
