@@ -24,8 +24,9 @@ import (
 //
 // (arch= x86, arm64 or riscv64 for objects other than A32; timeout= a
 // duration, 60s by default; max= a number of states to stop after; cpu=
-// a duration of CPU time to stop after, as TestCorpusMatrix's budget). It logs the verdict, states, transitions,
-// CPU seconds, GCs and bytes allocated per state.
+// a duration of CPU time to stop after, as TestCorpusMatrix's budget; por=1
+// the sleep sets, check --por). It logs the verdict, states, transitions,
+// runs, CPU seconds, GCs and bytes allocated per state.
 func TestCheckProfile(t *testing.T) {
 	spec := os.Getenv("MCOUNTSIM_CHECKPROF")
 	if spec == "" {
@@ -79,12 +80,12 @@ func TestCheckProfile(t *testing.T) {
 		maxStates, err = strconv.Atoi(kv["max"])
 		require.NoError(t, err)
 	}
-	res, err := explore.Check(sc, explore.Options{Context: ctx, Workers: 1, MaxStates: maxStates})
+	res, err := explore.Check(sc, explore.Options{Context: ctx, Workers: 1, MaxStates: maxStates, POR: kv["por"] != ""})
 	secs := cpuTime() - start
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	states := max(res.States, 1)
-	t.Logf("%s: %d states, %d transitions, %.2f CPU s, %d GCs, %d B and %.1f allocations per state, reason %q",
-		res.Verdict, res.States, res.Transitions, secs, after.NumGC-before.NumGC,
+	t.Logf("%s: %d states, %d transitions, %d runs, %.2f CPU s, %d GCs, %d B and %.1f allocations per state, reason %q",
+		res.Verdict, res.States, res.Transitions, res.Runs, secs, after.NumGC-before.NumGC,
 		(after.TotalAlloc-before.TotalAlloc)/uint64(states), float64(after.Mallocs-before.Mallocs)/float64(states), res.Reason)
 }
