@@ -97,7 +97,7 @@ func (c *compiled) config(record, unreduced, results bool) sched.Config {
 	s := c.sc
 	return sched.Config{
 		CPUs: s.CPUs, Tasks: s.Tasks, Preempt: s.Preempt, Strict: s.Strict, Record: record, Unreduced: unreduced, NoSymmetry: c.noSym,
-		NoInt3Emulation: s.NoInt3Emulation, NoQuiet: s.NoQuiet, NoStable: s.NoStable, KeepFreed: s.KeepFreed, NoMemo: s.NoMemo, MemoAll: s.MemoAll, MemoCheck: s.MemoCheck,
+		NoInt3Emulation: s.NoInt3Emulation, NoQuiet: s.NoQuiet, NoStable: s.NoStable, KeepFreed: s.KeepFreed, KeepDead: s.KeepDead, NoMemo: s.NoMemo, MemoAll: s.MemoAll, MemoCheck: s.MemoCheck,
 		StackWords: s.StackWords,
 		IRQBound:   s.irqBound(), Lossless: s.Lossless, NMI: s.NMI && s.Tracer != nil, TracerStats: c.stats,
 		Reference: c.ref, RecordResults: results, Focus: c.focus, Mirror: c.mirror, Env: c.env,

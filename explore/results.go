@@ -25,7 +25,7 @@ func (c *compiled) reference() (*detect.Results, error) {
 		return &detect.Results{Why: "the tracer kernel's traced functions are kernel paths that run as often as interrupts and preemption make them: no reference"}, nil
 	}
 	s := c.sc
-	m, err := sched.New(c.img, sched.Config{CPUs: 1, Tasks: s.Tasks, Preempt: sched.PreemptNone, StackWords: s.StackWords, RecordResults: true, KeepFreed: s.KeepFreed}, &sched.Program{})
+	m, err := sched.New(c.img, sched.Config{CPUs: 1, Tasks: s.Tasks, Preempt: sched.PreemptNone, StackWords: s.StackWords, RecordResults: true, KeepFreed: s.KeepFreed, KeepDead: s.KeepDead}, &sched.Program{})
 	if err != nil {
 		return nil, err
 	}

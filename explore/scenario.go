@@ -59,6 +59,10 @@ type Scenario struct {
 	// their words instead of being scrubbed when they return (see the
 	// package doc).
 	KeepFreed bool
+	// KeepDead is a test knob: the registers a compiled function's entry
+	// or return leaves undefined keep what the code before left in them
+	// instead of being cleared (sched/deadregs.go; see the package doc).
+	KeepDead bool
 	// NoMemo, MemoAll and MemoCheck are test knobs of the memo of
 	// thread-local stretches (sched.Config): off, on for every stretch
 	// however short, each memoized one checked against its execution.

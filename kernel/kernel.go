@@ -84,6 +84,12 @@ type Symbol struct {
 	Name string
 	Addr uint64
 	Size uint64
+	// Compiled marks a function of a linked object (LinkObject): code a
+	// compiler built to the platform's procedure call standard, whose
+	// entry and return the machine treats as the standard's boundaries
+	// (package sched, deadregs.go). The layouts' own code (workers,
+	// trampolines, helpers, stubs) is not marked.
+	Compiled bool
 }
 
 // Site is one patchable call site.

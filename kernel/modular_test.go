@@ -205,10 +205,10 @@ func TestModularEnvCells(t *testing.T) {
 		c                      call
 		states, values, rounds int
 	}{
-		{0, pick, 8670, 2, 1}, {0, mark, 10532, 3, 2},
-		{1, pick, 227805, 2, 1}, {1, mark, 143889, 3, 2},
-		{2, pick, 510993, 2, 1}, {2, mark, 97141, 3, 2},
-		{3, pick, 153840, 2, 1}, {3, mark, 41125, 3, 2},
+		{0, pick, 8568, 2, 1}, {0, mark, 9782, 3, 2},
+		{1, pick, 206877, 2, 1}, {1, mark, 143889, 3, 2},
+		{2, pick, 313132, 2, 1}, {2, mark, 50145, 3, 2},
+		{3, pick, 127517, 2, 1}, {3, mark, 29158, 3, 2},
 	} {
 		fx := loopsFixtures[v.fx]
 		t.Run(fmt.Sprintf("%s/%v", fx.file, v.c), func(t *testing.T) {

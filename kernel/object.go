@@ -351,7 +351,7 @@ func (l *linker) text() error {
 		if size == 0 {
 			size = 1
 		}
-		funcs = append(funcs, Symbol{Name: s.Name, Addr: at + s.Value, Size: size})
+		funcs = append(funcs, Symbol{Name: s.Name, Addr: at + s.Value, Size: size, Compiled: true})
 	}
 	sort.SliceStable(funcs, func(i, j int) bool { return funcs[i].Addr < funcs[j].Addr })
 	a.img.Symbols = append(a.img.Symbols, funcs...)

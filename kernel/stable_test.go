@@ -56,7 +56,7 @@ func TestStableBytesDecide(t *testing.T) {
 		"s_first":  {unaided: true, why: "where every store of the uninstrumented reference run wrote"},
 	}
 	// The ARM fixture's exact counts (states of the SAFE check).
-	armStates := map[string]int{"s_lazy": 14683, "s_silent": 2324, "s_early": 37051, "s_first": 120096}
+	armStates := map[string]int{"s_lazy": 14683, "s_silent": 2324, "s_early": 30482, "s_first": 120096}
 	for _, fx := range sharedFixtures {
 		for _, c := range sharedCalls {
 			w := wants[c.c.fn]

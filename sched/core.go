@@ -48,6 +48,10 @@ type core interface {
 	// and returns both (by value, so that a caller's hasher stays on its
 	// stack).
 	hashTask(h hasher, t int8, rb rebase) (hasher, rebase)
+	// clearDead sets to 0 the registers of task t that the ISA's
+	// procedure call standard leaves undefined at a compiled function's
+	// entry, or after its return (deadregs.go).
+	clearDead(t int8, atReturn bool)
 	// copyInto makes dst (reused when it is a core of the same kind, else
 	// allocated) a copy of this core and returns it.
 	copyInto(dst core) core

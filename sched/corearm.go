@@ -33,11 +33,12 @@ func (k *armCore) reset(t int8, entry, sp uint64) {
 	k.regs[t].R[arm.SP] = uint32(sp)
 }
 
-func (k *armCore) pc(t int8) uint64         { return uint64(k.regs[t].R[arm.PC]) }
-func (k *armCore) setPC(t int8, pc uint64)  { k.regs[t].R[arm.PC] = uint32(pc) }
-func (k *armCore) arg(t int8, i int) uint64 { return uint64(k.regs[t].R[i]) }
-func (k *armCore) ret(t int8) uint64        { return uint64(k.regs[t].R[arm.R0]) }
-func (k *armCore) reg(t int8, r int) uint64 { return uint64(k.regs[t].R[r]) }
+func (k *armCore) pc(t int8) uint64                { return uint64(k.regs[t].R[arm.PC]) }
+func (k *armCore) setPC(t int8, pc uint64)         { k.regs[t].R[arm.PC] = uint32(pc) }
+func (k *armCore) arg(t int8, i int) uint64        { return uint64(k.regs[t].R[i]) }
+func (k *armCore) ret(t int8) uint64               { return uint64(k.regs[t].R[arm.R0]) }
+func (k *armCore) clearDead(t int8, atReturn bool) { k.regs[t].ClearDead(atReturn) }
+func (k *armCore) reg(t int8, r int) uint64        { return uint64(k.regs[t].R[r]) }
 
 func (k *armCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]

@@ -33,10 +33,11 @@ func (k *arm64Core) reset(t int8, entry, sp uint64) {
 	k.regs[t] = arm64.Regs{PC: entry, SP: sp}
 }
 
-func (k *arm64Core) pc(t int8) uint64         { return k.regs[t].PC }
-func (k *arm64Core) setPC(t int8, pc uint64)  { k.regs[t].PC = pc }
-func (k *arm64Core) arg(t int8, i int) uint64 { return k.regs[t].X[i] }
-func (k *arm64Core) ret(t int8) uint64        { return k.regs[t].X[0] }
+func (k *arm64Core) pc(t int8) uint64                { return k.regs[t].PC }
+func (k *arm64Core) setPC(t int8, pc uint64)         { k.regs[t].PC = pc }
+func (k *arm64Core) arg(t int8, i int) uint64        { return k.regs[t].X[i] }
+func (k *arm64Core) ret(t int8) uint64               { return k.regs[t].X[0] }
+func (k *arm64Core) clearDead(t int8, atReturn bool) { k.regs[t].ClearDead(atReturn) }
 
 // reg returns x0–x30, then 31 sp and 32 pc.
 func (k *arm64Core) reg(t int8, r int) uint64 {

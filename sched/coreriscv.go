@@ -54,11 +54,12 @@ func (k *riscvCore) reset(t int8, entry, sp uint64) {
 	k.auipc[t] = auipcRec{}
 }
 
-func (k *riscvCore) pc(t int8) uint64         { return k.regs[t].PC }
-func (k *riscvCore) setPC(t int8, pc uint64)  { k.regs[t].PC = pc }
-func (k *riscvCore) arg(t int8, i int) uint64 { return k.regs[t].X[riscv.A0+i] }
-func (k *riscvCore) ret(t int8) uint64        { return k.regs[t].X[riscv.A0] }
-func (k *riscvCore) reg(t int8, r int) uint64 { return k.regs[t].X[r] }
+func (k *riscvCore) pc(t int8) uint64                { return k.regs[t].PC }
+func (k *riscvCore) setPC(t int8, pc uint64)         { k.regs[t].PC = pc }
+func (k *riscvCore) arg(t int8, i int) uint64        { return k.regs[t].X[riscv.A0+i] }
+func (k *riscvCore) ret(t int8) uint64               { return k.regs[t].X[riscv.A0] }
+func (k *riscvCore) clearDead(t int8, atReturn bool) { k.regs[t].ClearDead(atReturn) }
+func (k *riscvCore) reg(t int8, r int) uint64        { return k.regs[t].X[r] }
 
 func (k *riscvCore) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]

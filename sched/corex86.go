@@ -55,8 +55,9 @@ func (k *x86Core) arg(t int8, i int) uint64 {
 	return k.regs[t].R[x86.RSI]
 }
 
-func (k *x86Core) reg(t int8, r int) uint64 { return k.regs[t].R[r] }
-func (k *x86Core) ret(t int8) uint64        { return k.regs[t].R[x86.RAX] }
+func (k *x86Core) reg(t int8, r int) uint64        { return k.regs[t].R[r] }
+func (k *x86Core) ret(t int8) uint64               { return k.regs[t].R[x86.RAX] }
+func (k *x86Core) clearDead(t int8, atReturn bool) { k.regs[t].ClearDead(atReturn) }
 
 func (k *x86Core) hashTask(h hasher, t int8, rb rebase) (hasher, rebase) {
 	r := &k.regs[t]

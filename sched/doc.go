@@ -22,7 +22,10 @@
 // golang.org/x/arch; stores to text go through the same bytes, and every
 // text byte remembers which write put it there. A return scrubs the frames
 // it frees (freed.go): no kernel ABI keeps the stack below sp, and states
-// that differ only in what freed frames left are one state.
+// that differ only in what freed frames left are one state. Likewise the
+// entry and the return of an object's compiled function clear the
+// registers the ISA's procedure call standard leaves undefined there
+// (deadregs.go), which trampolines write and compiled code leaves be.
 //
 // The patcher is one task running its Program's ops in order, so the k-th
 // write to text is always the same store (fetch.go numbers them so): text,

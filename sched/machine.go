@@ -105,6 +105,10 @@ type Config struct {
 	// KeepFreed turns off the scrub of freed frames (freed.go): a
 	// frame's words then keep what it left there once it returns.
 	KeepFreed bool
+	// KeepDead turns off the clearing of dead registers at the entry and
+	// return of an object's compiled functions (deadregs.go): they then
+	// keep what the code before left in them.
+	KeepDead bool
 	// NoMemo turns off the memo of thread-local stretches (memo.go),
 	// which changes no state, step or verdict, only the time taken. Test
 	// modes: MemoAll memoizes every stretch, however short; MemoCheck
@@ -359,6 +363,7 @@ type static struct {
 	siteOf    []int8            // per text byte: site index or -1 (the last one, if sites overlap)
 	overlap   bool              // some sites overlap (snapshotSites then looks at every site)
 	callee    map[uint64]uint8  // callee contracts (extra bytes popped)
+	compiled  map[uint64]bool   // entries of compiled functions, whose calls clear dead registers (deadregs.go); nil with KeepDead
 	stackBase uint64
 	stackSize uint64   // bytes of one task's stack
 	stackArea uint64   // bytes of all the workers' stacks
@@ -489,6 +494,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	for _, c := range img.Callees {
 		st.callee[c.Addr] = c.Pop
+	}
+	if !cfg.KeepDead {
+		st.compiled = compiledEntries(img)
 	}
 	m.st = st
 	m.text = append([]byte(nil), img.Text...)

@@ -653,10 +653,16 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 	case isa.FlowCall:
 		task.Shadow.Call(link, spBefore, target, m.st.callee[target])
 		m.checkCall(c, t, pc, target)
+		if m.st.compiled[target] {
+			m.core.clearDead(t, false) // deadregs.go
+		}
 	case isa.FlowReturn:
 		k, f := task.Shadow.Return(target, spAfter)
 		if k == detect.None && (m.ref != nil || m.res != nil) {
 			m.tracedReturn(c, t, pc, f) // results.go
+		}
+		if k == detect.None && m.st.compiled[f.Callee] {
+			m.core.clearDead(t, true) // deadregs.go
 		}
 		switch k {
 		case detect.BadReturn:

@@ -129,3 +129,10 @@ for s in pacentry notpad; do
 done
 # bigframe.c (issue 21): a 5 KiB frame, for check --stack-words.
 build arm-bigframe.o $ARM -fno-pie -marm -march=armv5te -pg bigframe.c
+# deadregs.c (issue 21): inline assembly that reads a register the
+# calling convention leaves undefined at an entry or after a return, for
+# the machine's clearing of them (sched/deadregs.go).
+build arm-deadregs.o $ARM -fno-pie -marm -march=armv5te -pg deadregs.c
+build x86-fentry-deadregs.o $X86 $X86K -fno-pie -pg -mfentry deadregs.c
+build arm64-pfe2-deadregs.o $A64 $A64K -fpatchable-function-entry=2 deadregs.c
+build rv-atomic-deadregs.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 deadregs.c
