@@ -166,7 +166,7 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 		}
 		// Thread-local steps first, without building option lists: each
 		// is the only option there (Machine.RunLocal).
-		if k := m.RunLocal(min(localChunk, limit-len(w.path))); k > 0 {
+		if k := m.RunLocalChunk(min(localChunk, limit-len(w.path)), limit-len(w.path)); k > 0 {
 			if !w.minimizing {
 				w.pending[1] += int64(k)
 			}
@@ -326,7 +326,8 @@ func (w *worker) dfs(m *sched.Machine, depth int, sleep []sched.Action) {
 	}
 }
 
-// localChunk bounds the local steps taken between two budget checks.
+// localChunk bounds the local steps executed between two budget checks (a
+// memoized stretch begun within it may run past it: RunLocalChunk).
 const localChunk = 4096
 
 func appendZeros(p []int32, k int) []int32 {

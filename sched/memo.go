@@ -75,7 +75,7 @@ type memoEntry struct {
 	k          int
 	fin        []int32     // the patchable bytes (indices into static.dirty) its classFetch steps fetched
 	fresh      []int32     // the other patchable bytes in their fetch windows
-	pass       detect.Pass // the task's site pass after the unit (closed)
+	pass       detect.Pass // the task's site pass after the unit (open when it ended inside a site)
 	regs       []byte
 	words      []memoWord // stack words (of the task's stack) it changed
 	shadow     detect.Shadow
@@ -269,6 +269,8 @@ func (m *Machine) memoKey(c, t int8) [2]uint64 {
 	h.u64(m.stackSum[t][0])
 	h.u64(m.stackSum[t][1])
 	tk := &m.tasks[t]
+	// The popped frames of the shadow stack are cleared (control), as
+	// are a closed pass (closePass) and a link taint turned off.
 	h.bytes(shadowBytes(&tk.Shadow))
 	h.bytes(passBytes(&tk.Pass))
 	h.u64(b2u(tk.link.on) | uint64(tk.link.src)<<8)
@@ -357,11 +359,16 @@ func (m *Machine) memoBegin(t int8, key [2]uint64, rec *memoRec) {
 
 // memoEnd ends the unit being recorded and keeps it if it is long enough
 // and ended with no hazard, no fault and no budget stop (the run not done).
+// A unit may end inside a site, its pass open (the site's first word
+// final, the next one not: the usual end of a forced path while the
+// patcher is still at work): the pass it opened holds the bytes and write
+// ids of its classFetch steps, which memoFits requires again, so the
+// pass after it is a function of its key too.
 func (m *Machine) memoEnd(t int8, rec *memoRec) {
 	rec.on = false
 	mt := m.st.memo
 	k := m.steps - rec.steps0
-	if _, min := m.memoBounds(); k < min || m.done || len(m.hazards) > 0 || m.tasks[t].Pass.Open || m.tasks[t].InTrap {
+	if _, min := m.memoBounds(); k < min || m.done || len(m.hazards) > 0 || m.tasks[t].InTrap {
 		return
 	}
 	list := mt.entries[rec.key]

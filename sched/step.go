@@ -369,7 +369,18 @@ func (m *Machine) pcOf(t int8) uint64 {
 // taken. It is exactly max (or fewer) rounds of Apply(Options()[0]) over
 // those steps, without building option lists; with the reduction off it
 // takes no step.
-func (m *Machine) RunLocal(max int) int {
+func (m *Machine) RunLocal(max int) int { return m.RunLocalChunk(max, max) }
+
+// RunLocalChunk is RunLocal that executes at most chunk steps but takes
+// up to limit (at least chunk) where a memoized stretch (memo.go) that
+// begins within the chunk runs on past it. A caller that bounds each
+// call only to look at its budget in between passes that bound as the
+// chunk and its hard limit as limit: a stretch was recorded up to the end
+// of the chunk it began in, and the chunk of a later path through the
+// same state begins elsewhere (a64-O1-pfe2 d_bsearch: 73 M of 94 M
+// executed steps in 10 s were stretches whose recording did not fit in
+// what was left of the chunk).
+func (m *Machine) RunLocalChunk(chunk, limit int) int {
 	if m.cfg.Unreduced {
 		return 0
 	}
@@ -381,7 +392,8 @@ func (m *Machine) RunLocal(max int) int {
 	}
 	var rec memoRec
 	start := m.memoStart(c) // memo.go
-	for n < max && !m.done {
+	limit = max(chunk, limit)
+	for n < chunk && !m.done {
 		cpu := &m.cpus[c]
 		t := cpu.Cur
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
@@ -389,14 +401,14 @@ func (m *Machine) RunLocal(max int) int {
 		}
 		touch |= taskBit(t)
 		if rec.on || m.memoOn(t) {
-			if k := m.memoStep(c, t, n, max-n, &rec); k > 0 {
+			if k := m.memoStep(c, t, n, limit-n, &rec); k > 0 {
 				n += k
 				continue
 			}
 		}
 		if !m.cfg.Record && m.res == nil && !m.tasks[t].Pass.Open && !m.tr.on {
 			m.cur = t
-			k := m.core.runPlain(m, c, t, max-n)
+			k := m.core.runPlain(m, c, t, chunk-n)
 			n += k
 			if k > 0 {
 				if m.done || len(m.hazards) > 0 && m.hazards[len(m.hazards)-1].Step == m.steps {

@@ -690,8 +690,15 @@ func (m *Machine) control(c int8, t int8, pc uint64, flow isa.Flow, target, link
 	if m.loadedInto != 0 && !m.core.isLink(m.loadedLink) && m.core.foreignLoad(flow) {
 		m.foreignLink(c, t, pc) // scratch.go
 	}
-	if flow == isa.FlowReturn && m.depth != nil {
-		m.freeFrames(t, spAfter) // freed.go
+	if flow == isa.FlowReturn {
+		if m.depth != nil {
+			m.freeFrames(t, spAfter) // freed.go
+		}
+		// The frame the return consumed is read no more (the tracer's look
+		// at it was above): cleared, it splits no memo key.
+		if n := int(task.Shadow.N); n < detect.MaxDepth {
+			task.Shadow.Frames[n] = detect.Frame{}
+		}
 	}
 }
 
@@ -853,6 +860,10 @@ func (m *Machine) closePass(c int8, t int8) {
 		s := m.img.Sites[p.Site]
 		m.hazard(detect.MixedSite, int(c), int(t), s.Addr, fmt.Sprintf("the pass through the site in %s executed bytes from writes %v, a combination the site never held", s.Func, passWrites(p, s.Len)))
 	}
+	// What a closed pass held is read no more (the next pass starts
+	// afresh): cleared, it splits no state (in Strict mode, which hashes
+	// the pass) and no memo key.
+	*p = detect.Pass{Site: -1}
 }
 
 func passWrites(p *detect.Pass, n int) []uint16 {
