@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/mcountsim/mcountsim/sched"
@@ -331,9 +332,9 @@ func (w *worker) dfs(m *sched.Machine, depth int, sleep []sched.Action) {
 const localChunk = 4096
 
 func appendZeros(p []int32, k int) []int32 {
-	for ; k > 0; k-- {
-		p = append(p, 0)
-	}
+	n := len(p)
+	p = slices.Grow(p, k)[:n+k]
+	clear(p[n:])
 	return p
 }
 

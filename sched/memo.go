@@ -2,6 +2,7 @@ package sched
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -72,12 +73,17 @@ type memoTable struct {
 
 // memoEntry is what a unit did: its steps and the values after it.
 type memoEntry struct {
-	k          int
-	fin        []int32     // the patchable bytes (indices into static.dirty) its classFetch steps fetched
-	fresh      []int32     // the other patchable bytes in their fetch windows
-	pass       detect.Pass // the task's site pass after the unit (open when it ended inside a site)
-	regs       []byte
-	words      []memoWord // stack words (of the task's stack) it changed
+	k     int
+	fin   []int32     // the patchable bytes (indices into static.dirty) its classFetch steps fetched
+	fresh []int32     // the other patchable bytes in their fetch windows
+	pass  detect.Pass // the task's site pass after the unit (open when it ended inside a site)
+	regs  []byte
+	words []memoWord // stack words (of the task's stack) it changed
+	// the task's stack sum and foreign count after it: the key holds the
+	// sum before, so these follow, and memoApply sets them instead of
+	// hashing every word it writes
+	sum        [2]uint64
+	foreign    uint16
 	shadow     detect.Shadow
 	link       linkTaint
 	results    detect.Cursor
@@ -409,6 +415,8 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 			e.words = append(e.words, mw)
 		}
 	}
+	m.flushWords()
+	e.sum, e.foreign = m.stackSum[t], m.foreign[t]
 	if mt.n >= memoCap {
 		clear(mt.entries)
 		mt.n, list, at = 0, nil, 0
@@ -428,8 +436,25 @@ func (m *Machine) memoApply(t int8, e *memoEntry) {
 	copy(m.core.(memoCore).regBytes(t), e.regs)
 	lo := m.stackLo(int(t))
 	w0 := int((lo - StackBase) / 4)
-	for _, w := range e.words {
-		m.setWord(int(t), w0+int(w.w), lo, w.v, w.slot, w.depth)
+	if len(m.pend) > 0 { // not after memoKey's flush: word by word
+		for _, w := range e.words {
+			m.setWord(int(t), w0+int(w.w), lo, w.v, w.slot, w.depth)
+		}
+	} else {
+		tk := &m.tasks[t]
+		for _, mw := range e.words {
+			w := w0 + int(mw.w)
+			binary.LittleEndian.PutUint32(m.stack[4*w:4*w+4], mw.v)
+			m.slots[w] = mw.slot
+			if m.depth != nil {
+				m.depth[w] = mw.depth
+				if a := StackBase + uint64(w)*4; mw.depth > 0 && a < tk.lowLive {
+					tk.lowLive = a
+				}
+			}
+			m.stackLow[t] = min(m.stackLow[t], int32(w))
+		}
+		m.stackSum[t], m.foreign[t] = e.sum, e.foreign
 	}
 	tk := &m.tasks[t]
 	tk.Shadow, tk.link, tk.Results, tk.Pass = e.shadow, e.link, e.results, e.pass
