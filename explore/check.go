@@ -128,6 +128,9 @@ type Options struct {
 	// splitAlways (tests): busy workers split their subtrees at every
 	// branching point, as if a worker always waited (share.go).
 	splitAlways bool
+	// noSiteStops (tests): thread-local runs are not looked up in the
+	// visited set before a site (worker.siteStops).
+	noSiteStops bool
 }
 
 // Search is a search mode.

@@ -148,7 +148,7 @@ func TestWorkersSplitAgreeSharedData(t *testing.T) {
 	one, err := Check(sc, Options{Workers: 1, Modular: ModularOff})
 	require.NoError(t, err)
 	require.Equal(t, Safe, one.Verdict, one.Reason)
-	assert.Equal(t, []int{19872, 773681}, []int{one.States, one.Transitions})
+	assert.Equal(t, []int{19872, 669768}, []int{one.States, one.Transitions})
 	want := outcomeOf(t, one)
 	for _, c := range []struct {
 		workers int

@@ -147,7 +147,33 @@ const (
 	atLimit                 // the path reached its length limit
 	atHalt                  // a budget ran out or another worker found a hazard
 	atSeen                  // minimizing: a forced step reached a state seen in as few steps
+	atMerged                // a thread-local run reached a site state already claimed
 )
+
+// siteStops reports whether advance looks up the states before a worker's
+// thread-local fetch of a site in the visited set (explore's package doc):
+// in the exhaustive search without sleep sets (whose visited set keeps
+// options per state) and outside minimization.
+func (w *worker) siteStops() bool {
+	return !w.minimizing && !w.e.por && w.e.opts.Reduction != ReduceNone && !w.e.opts.noSiteStops
+}
+
+// siteSeen is seen for a state before a site. A shard that exchanges
+// states sends one it does not own to its owner, as it does a branching
+// state (dfs), so that every such key is continued once in all: the
+// shards' steps then add up to the unsharded search's.
+func (w *worker) siteSeen(m *sched.Machine) bool {
+	if x := w.e.xch; x != nil {
+		k := stateKey(m.Hash(), m.Preemptions())
+		if o := owner(k, x.n); o != x.idx {
+			if w.e.sent.claim(k) {
+				w.e.xout.add(o, [][]int32{append([]int32(nil), w.path...)})
+			}
+			return true
+		}
+	}
+	return w.seen(m)
+}
 
 const noLimit = int(^uint(0) >> 1)
 
@@ -158,6 +184,7 @@ const noLimit = int(^uint(0) >> 1)
 // point (the options are returned), the end of its run, a hazard, or
 // limit steps in all.
 func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, outcome) {
+	looked := false // m, before a site, was looked up (siteSeen)
 	for {
 		if len(w.path) >= limit {
 			return nil, atLimit
@@ -167,13 +194,27 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 		}
 		// Thread-local steps first, without building option lists: each
 		// is the only option there (Machine.RunLocal).
-		if k := m.RunLocalChunk(min(localChunk, limit-len(w.path)), limit-len(w.path)); k > 0 {
+		var k int
+		var site bool
+		if w.siteStops() {
+			k, site = m.RunLocalToSite(min(localChunk, limit-len(w.path)), limit-len(w.path), !looked)
+			looked = false
+		} else {
+			k = m.RunLocalChunk(min(localChunk, limit-len(w.path)), limit-len(w.path))
+		}
+		if k > 0 || site {
 			if !w.minimizing {
 				w.pending[1] += int64(k)
 			}
 			w.path = appendZeros(w.path, k)
 			if len(m.Hazards()) > 0 {
 				return nil, atHazard
+			}
+			if site {
+				if w.siteSeen(m) {
+					return nil, atMerged
+				}
+				looked = true
 			}
 			continue
 		}

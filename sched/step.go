@@ -381,9 +381,31 @@ func (m *Machine) RunLocal(max int) int { return m.RunLocalChunk(max, max) }
 // executed steps in 10 s were stretches whose recording did not fit in
 // what was left of the chunk).
 func (m *Machine) RunLocalChunk(chunk, limit int) int {
-	if m.cfg.Unreduced {
-		return 0
+	n, _ := m.runLocal(chunk, limit, -1)
+	return n
+}
+
+// RunLocalToSite is RunLocalChunk that also stops before a worker's
+// thread-local fetch of bytes a store of the program may write (a site
+// whose writes are all made), before its first step too when first: it
+// reports whether it stopped there. The search looks such a state up in
+// its visited set (explore's package doc): the thread-local runs that
+// follow the patcher's last write to a site from many states pass through
+// the same states there.
+func (m *Machine) RunLocalToSite(chunk, limit int, first bool) (int, bool) {
+	if first {
+		return m.runLocal(chunk, limit, 0)
 	}
+	return m.runLocal(chunk, limit, 1)
+}
+
+// runLocal is RunLocalChunk, stopping before a site after sites steps
+// (sites < 0: never).
+func (m *Machine) runLocal(chunk, limit, sites int) (int, bool) {
+	if m.cfg.Unreduced {
+		return 0, false
+	}
+	site := false
 	c := m.lastCPU
 	n := 0
 	var touch uint32
@@ -397,6 +419,10 @@ func (m *Machine) RunLocalChunk(chunk, limit int) int {
 		cpu := &m.cpus[c]
 		t := cpu.Cur
 		if cpu.Stopper || cpu.IPI || t < 0 || t == m.patcher || !m.local(t) {
+			break
+		}
+		if sites >= 0 && n >= sites && m.atFetch(t) {
+			site = true
 			break
 		}
 		touch |= taskBit(t)
@@ -431,5 +457,12 @@ func (m *Machine) RunLocalChunk(chunk, limit int) int {
 	}
 	m.memoLearn(start, n)
 	m.touched(touch | taskBit(m.cpus[c].Cur))
-	return n
+	return n, site
+}
+
+// atFetch reports whether worker t's next instruction is one whose bytes a
+// store of the program may write (classFetch).
+func (m *Machine) atFetch(t int8) bool {
+	off, ok := m.textOff(m.core.pc(t))
+	return ok && m.st.class[off] == classFetch
 }
