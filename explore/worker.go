@@ -163,16 +163,25 @@ func (w *worker) siteStops() bool {
 // state (dfs), so that every such key is continued once in all: the
 // shards' steps then add up to the unsharded search's.
 func (w *worker) siteSeen(m *sched.Machine) bool {
-	if x := w.e.xch; x != nil {
-		k := stateKey(m.Hash(), m.Preemptions())
-		if o := owner(k, x.n); o != x.idx {
-			if w.e.sent.claim(k) {
-				w.e.xout.add(o, [][]int32{append([]int32(nil), w.path...)})
-			}
-			return true
-		}
+	return w.sentAway(m) || w.seen(m)
+}
+
+// sentAway reports whether m is another shard's state, in a shard that
+// exchanges states: then it is sent to its owner, once per bound.
+func (w *worker) sentAway(m *sched.Machine) bool {
+	x := w.e.xch
+	if x == nil {
+		return false
 	}
-	return w.seen(m)
+	k := stateKey(m.Hash(), m.Preemptions())
+	o := owner(k, x.n)
+	if o == x.idx {
+		return false
+	}
+	if w.e.sent.claim(k) {
+		w.e.xout.add(o, [][]int32{append([]int32(nil), w.path...)})
+	}
+	return true
 }
 
 const noLimit = int(^uint(0) >> 1)
@@ -217,6 +226,18 @@ func (w *worker) advance(m *sched.Machine, depth, limit int) ([]sched.Action, ou
 				looked = true
 			}
 			continue
+		}
+		if !w.minimizing {
+			// The patcher's local steps, as many (minimization looks
+			// every forced step up: below).
+			if k := m.RunPatcher(limit - len(w.path)); k > 0 {
+				w.pending[1] += int64(k)
+				w.path = appendZeros(w.path, k)
+				if len(m.Hazards()) > 0 {
+					return nil, atHazard
+				}
+				continue
+			}
 		}
 		opts := w.options(depth, m)
 		switch {
@@ -297,15 +318,8 @@ func (w *worker) dfs(m *sched.Machine, depth int, sleep []sched.Action) {
 	}
 	// The visited set is consulted where the search branches: runs that
 	// merge meet again at the next choice.
-	if x := w.e.xch; x != nil {
-		k := stateKey(m.Hash(), m.Preemptions())
-		if o := owner(k, x.n); o != x.idx {
-			// Another shard's state: sent to it once per bound.
-			if w.e.sent.claim(k) {
-				w.e.xout.add(o, [][]int32{append([]int32(nil), w.path...)})
-			}
-			return
-		}
+	if w.sentAway(m) {
+		return
 	}
 	// With the sleep sets (Options.POR, sleep.go) the visited set says
 	// which options this arrival takes (a bit per option: masked);

@@ -362,6 +362,30 @@ func (m *Machine) pcOf(t int8) uint64 {
 	return m.core.pc(t)
 }
 
+// RunPatcher takes the patcher's steps that Options would offer alone
+// (patcherLocal: a store no worker can see, one behind a breakpoint, the
+// end of a wait for IPIs) one after another, while the CPU that stepped
+// last runs the patcher: at most max of them, stopping at a new hazard or
+// the run's end, and returns how many it took. It is exactly that many
+// rounds of Apply(Options()[0]), without building option lists (an x86
+// object's text_poke_bp batch writes every site of the object, most of
+// them local stores); with the reduction off it takes no step.
+func (m *Machine) RunPatcher(max int) int {
+	if m.cfg.Unreduced {
+		return 0
+	}
+	n, h := 0, len(m.hazards)
+	for n < max && !m.done && len(m.hazards) == h {
+		c := m.lastCPU
+		if cpu := &m.cpus[c]; cpu.Stopper || cpu.IPI || cpu.Cur != m.patcher || !m.patcherLocal() {
+			break
+		}
+		m.Apply(Action{CPU: c, Kind: ActRun})
+		n++
+	}
+	return n
+}
+
 // RunLocal takes the steps that Options would offer alone, one after
 // another: as long as the CPU that stepped last runs a worker whose next
 // instruction is thread-local (see local), it steps that CPU. It stops after
