@@ -244,6 +244,10 @@ type Machine struct {
 	// tdOdd that t's state is odd.
 	tdig        [MaxTasks][2]uint64
 	tdOK, tdOdd uint32
+	// Likewise every task's digest for the exact hash (hashExact:
+	// exactDigest), not rebased: bit t of xdOK says xdig[t] is t's.
+	xdig [MaxTasks][2]uint64
+	xdOK uint32
 	// Likewise the CPUs' view digests (fetch.go: viewDigest) and the
 	// digest of what no task or CPU owns (hashShared).
 	vdig     [MaxCPUs]uint64
@@ -1029,7 +1033,6 @@ func (m *Machine) hashExact() [2]uint64 {
 	for _, v := range cpus[:m.cfg.CPUs] {
 		h.u64(v)
 	}
-	var none rebase
 	for t := 0; t <= int(m.patcher); t++ {
 		if m.st.symmetric && t < int(m.patcher) && m.tasks[t].State == Exited {
 			// As hashSym has it (symmetry.go): a symmetric parent stands
@@ -1037,7 +1040,9 @@ func (m *Machine) hashExact() [2]uint64 {
 			h.u64(uint64(Exited) | uint64(m.gpTasks>>t&1)<<8)
 			continue
 		}
-		m.hashTaskState(&h, int8(t), &none)
+		d := m.exactDigest(t)
+		h.u64(d[0])
+		h.u64(d[1])
 		if t < int(m.patcher) {
 			h.u64(m.stackSum[t][0])
 			h.u64(m.stackSum[t][1])

@@ -237,11 +237,7 @@ func (m *Machine) mirrorOdd() bool {
 		if m.foreign[t] != 0 {
 			return true
 		}
-		var h hasher
-		h.init()
-		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
-		m.hashTaskState(&h, int8(t), &rb)
-		if rb.odd {
+		if _, odd := m.taskDigest(t); odd { // (kept between calls)
 			return true
 		}
 	}

@@ -374,9 +374,25 @@ func (m *Machine) taskDigest(t int) (d [2]uint64, odd bool) {
 	return d, rb.odd
 }
 
+// exactDigest is task t's state as hashTaskState feeds it, by its index
+// (hashExact), kept as taskDigest keeps its digest: a branching state
+// hashes again only the tasks that ran or were scheduled since the last.
+func (m *Machine) exactDigest(t int) [2]uint64 {
+	bit := uint32(1) << t
+	if m.xdOK&bit == 0 {
+		var h hasher
+		h.init()
+		var none rebase
+		m.hashTaskState(&h, int8(t), &none)
+		m.xdig[t] = h.sum()
+		m.xdOK |= bit
+	}
+	return m.xdig[t]
+}
+
 // touched marks the digests of the tasks named by mask (bit t: task t) as
 // stale.
-func (m *Machine) touched(mask uint32) { m.tdOK &^= mask }
+func (m *Machine) touched(mask uint32) { m.tdOK &^= mask; m.xdOK &^= mask }
 
 // taskBit is the mask of task t, or 0 for none (a free CPU, the stopper).
 func taskBit(t int8) uint32 {

@@ -193,6 +193,7 @@ func TestTaskDigestsHold(t *testing.T) {
 					}
 					steps++
 					m.Hash() // digests for the next step to keep
+					sched.HashExact(m)
 				}
 			}
 			if c.tracer == "" { // (the tracer kernel's steps touch every task)
