@@ -179,10 +179,18 @@ func (m *Machine) patcherLocal() bool {
 	if (op.Kind == OpSyncCore || op.Kind == OpFlushIcacheAll) && m.psub == 1 && m.ipiWait == 0 {
 		return true // patcher.go: the wait's end
 	}
-	if op.Kind == OpStore && m.shadowedNow(m.pop) {
-		return true // behind a breakpoint (shadow.go)
+	if op.Kind != OpStore {
+		return false
 	}
-	if m.st.obs == nil || op.Kind != OpStore {
+	// Bytes no worker can see (a static test, so first), or behind a
+	// breakpoint (shadow.go).
+	return m.unseenStore(op) || m.shadowedNow(m.pop)
+}
+
+// unseenStore reports whether the store op writes only bytes the premise
+// keeps every worker from fetching or loading (obs).
+func (m *Machine) unseenStore(op *Op) bool {
+	if m.st.obs == nil {
 		return false
 	}
 	s := op.Stores[0]
