@@ -44,35 +44,31 @@ func StackSumsHold(m *Machine) bool {
 // DigestsHold reports whether every digest m keeps (taskDigest, viewDigest,
 // hashShared) is the one computed afresh, and how many it keeps.
 func DigestsHold(m *Machine) (kept int, ok bool) {
-	for t := 0; t <= int(m.patcher); t++ {
-		bit := uint32(1) << t
-		if m.tdOK&bit == 0 {
-			continue
-		}
-		kept++
+	// fresh is task t's digest computed afresh, rebased to its stack or
+	// not, and whether it made the state odd.
+	fresh := func(t int, rebased bool) ([2]uint64, bool) {
 		var h hasher
 		h.init()
 		var rb rebase
-		if t < int(m.patcher) {
+		if rebased && t < int(m.patcher) {
 			rb = rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
 		}
 		m.hashTaskState(&h, int8(t), &rb)
-		if h.sum() != m.tdig[t] || rb.odd != (m.tdOdd&bit != 0) {
-			return kept, false
-		}
+		return h.sum(), rb.odd
 	}
 	for t := 0; t <= int(m.patcher); t++ {
 		bit := uint32(1) << t
-		if m.xdOK&bit == 0 {
-			continue
+		if m.tdOK&bit != 0 {
+			kept++
+			if d, odd := fresh(t, true); d != m.tdig[t] || odd != (m.tdOdd&bit != 0) {
+				return kept, false
+			}
 		}
-		kept++
-		var h hasher
-		h.init()
-		var none rebase
-		m.hashTaskState(&h, int8(t), &none)
-		if h.sum() != m.xdig[t] {
-			return kept, false
+		if m.xdOK&bit != 0 { // the exact hash's (exactDigest)
+			kept++
+			if d, _ := fresh(t, false); d != m.xdig[t] {
+				return kept, false
+			}
 		}
 	}
 	for c := 0; c < m.cfg.CPUs; c++ {
