@@ -119,19 +119,17 @@ func (m *Machine) scrubWord(t, w int, lo uint64) {
 	}
 }
 
-// setWord sets stack word w of task t (whose stack starts at lo) to v
-// from slot at call depth d, as a memoized stretch left it (memo.go).
-func (m *Machine) setWord(t, w int, lo uint64, v uint32, slot, d uint8) {
-	if m.depth == nil {
-		m.storeWord(t, w, lo, v, slot)
-		return
-	}
-	m.pendWord(t, w, lo)
+// putWord sets stack word w of task t to v from slot at call depth d, as
+// a memoized stretch left it (memo.go: memoApply, which sets the stack
+// sums after the stretch itself).
+func (m *Machine) putWord(t, w int, v uint32, slot, d uint8) {
 	binary.LittleEndian.PutUint32(m.stack[4*w:4*w+4], v)
 	m.slots[w] = slot
-	m.depth[w] = d
 	m.stackLow[t] = min(m.stackLow[t], int32(w))
-	if a := StackBase + uint64(w)*4; d > 0 && a < m.tasks[t].lowLive {
-		m.tasks[t].lowLive = a
+	if m.depth != nil {
+		m.depth[w] = d
+		if a := StackBase + uint64(w)*4; d > 0 && a < m.tasks[t].lowLive {
+			m.tasks[t].lowLive = a
+		}
 	}
 }

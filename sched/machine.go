@@ -229,7 +229,7 @@ type Machine struct {
 	pend    []int32
 	pending []bool
 	// stackLow, per worker: no word of its stack below this word index was
-	// ever written (storeWord, setWord): those hold New's zeros, unwritten
+	// ever written (storeWord, putWord): those hold New's zeros, unwritten
 	// slots and depth 0 (bookkeeping for CopyFrom, not hashed)
 	stackLow [MaxTasks]int32
 	depth    []uint8 // per stack word: the call depth it was stored at (freed.go); nil with KeepFreed

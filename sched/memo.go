@@ -2,7 +2,6 @@ package sched
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -436,26 +435,14 @@ func (m *Machine) memoApply(t int8, e *memoEntry) {
 	copy(m.core.(memoCore).regBytes(t), e.regs)
 	lo := m.stackLo(int(t))
 	w0 := int((lo - StackBase) / 4)
-	if len(m.pend) > 0 { // not after memoKey's flush: word by word
-		for _, w := range e.words {
-			m.setWord(int(t), w0+int(w.w), lo, w.v, w.slot, w.depth)
-		}
-	} else {
-		tk := &m.tasks[t]
-		for _, mw := range e.words {
-			w := w0 + int(mw.w)
-			binary.LittleEndian.PutUint32(m.stack[4*w:4*w+4], mw.v)
-			m.slots[w] = mw.slot
-			if m.depth != nil {
-				m.depth[w] = mw.depth
-				if a := StackBase + uint64(w)*4; mw.depth > 0 && a < tk.lowLive {
-					tk.lowLive = a
-				}
-			}
-			m.stackLow[t] = min(m.stackLow[t], int32(w))
-		}
-		m.stackSum[t], m.foreign[t] = e.sum, e.foreign
+	// The key holds the stack's sums before the unit (memoKey flushed
+	// the pending words), so the sums after it are the recorded ones: its
+	// words are written without rehashing any.
+	m.flushWords()
+	for _, mw := range e.words {
+		m.putWord(int(t), w0+int(mw.w), mw.v, mw.slot, mw.depth)
 	}
+	m.stackSum[t], m.foreign[t] = e.sum, e.foreign
 	tk := &m.tasks[t]
 	tk.Shadow, tk.link, tk.Results, tk.Pass = e.shadow, e.link, e.results, e.pass
 	m.touched(taskBit(t)) // symmetry.go: its digest changes
