@@ -3,6 +3,7 @@ package sched
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -271,3 +272,41 @@ func (m *Machine) ClearMonitorOfCPU(c int) { m.clearMonitor(int8(c)) }
 // HashExact is the hash with every task by its index (hashExact), which
 // keeps the exact digests that DigestsHold checks.
 func HashExact(m *Machine) [2]uint64 { return m.hashExact() }
+
+// LowerFloors lowers, at random, floors of m that are newer than the
+// write their CPU last synchronized on to an older write of the byte (no
+// older than that one), keeping the view sums: a state whose views are
+// older than m's (views.go). It reports whether it lowered any.
+func LowerFloors(m *Machine, r *rand.Rand) bool {
+	if m.st.fetch == nil {
+		return false
+	}
+	nd := len(m.st.dirty)
+	lowered := false
+	for c := 0; c < m.cfg.CPUs; c++ {
+		for _, i := range m.st.opDirty {
+			j := c*nd + int(i)
+			f, s := m.floor[j], m.synced[j]
+			if f == s || m.st.fetch.viewKey[i]&viewFloor == 0 || r.IntN(3) == 0 {
+				continue
+			}
+			var ids []uint16
+			for _, v := range m.st.fetch.hist[i] {
+				if v.id >= s && v.id < f {
+					ids = append(ids, v.id)
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			nf := ids[r.IntN(len(ids))]
+			if m.vsumOn {
+				m.vsum[c] += m.viewHash(int(i), nf, s) - m.viewHash(int(i), f, s)
+			}
+			m.floor[j] = nf
+			m.viewOK &^= 1 << c
+			lowered = true
+		}
+	}
+	return lowered
+}

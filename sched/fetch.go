@@ -596,6 +596,9 @@ func (m *Machine) cmodxCombos(vals [][]byte, n int) [][]byte {
 // when the machine is built). It is kept (Machine.vdig) until one of them
 // changes: syncCPU, ownStore and fetch, their only writers, mark it.
 func (m *Machine) viewDigest(c int) uint64 {
+	if m.floorFree {
+		return m.syncedDigest(c)
+	}
 	if m.viewOK&(1<<c) != 0 {
 		return m.vdig[c]
 	}
@@ -652,6 +655,12 @@ func (m *Machine) initViewSums() {
 		return
 	}
 	nd := len(m.st.dirty)
+	m.st.syncedDirty = m.st.syncedDirty[:0]
+	for _, i := range m.st.opDirty {
+		if m.st.fetch.viewKey[i]&viewSynced != 0 {
+			m.st.syncedDirty = append(m.st.syncedDirty, i)
+		}
+	}
 	m.dsum = 0
 	for i := range nd {
 		m.dsum += m.viewHash(i, m.dprov[i], m.dprov[i])

@@ -345,6 +345,8 @@ type Machine struct {
 	// of the state).
 	cpuName  [MaxCPUs]uint64
 	taskName [MaxTasks]uint64
+	// floorFree: Hash leaves the floors out (views.go: HashFloorFree).
+	floorFree bool
 	// The wrong-result detector (results.go): the reference compared
 	// with (nil: none), and what a recording machine collects (nil: none).
 	ref *detect.Results
@@ -381,7 +383,10 @@ type static struct {
 	// boot, and no later write changes them): the state hash passes them
 	// over.
 	opDirty []int32
-	opSites []int
+	// syncedDirty: those of opDirty whose synced write the hash reads
+	// (viewKey), for the floor-free hash (views.go).
+	syncedDirty []int32
+	opSites     []int
 	// histSeq, per site: the history it goes through as the patcher runs
 	// its ops in order (initHistSeq); a machine's history of the site is
 	// a prefix of it, shared, while snapshotSites finds the snapshots it
