@@ -13,7 +13,7 @@ import (
 // is INCOMPLETE exactly when its states (all bounds) exceed the budget.
 func TestStateBudgetDoesNotDependOnWorkers(t *testing.T) {
 	sc := Scenario{Strategy: builtin(t, "jmp-over")}
-	full, err := Check(sc, Options{Workers: 1})
+	full, err := Check(sc, Options{noOlderViews: true, Workers: 1})
 	require.NoError(t, err)
 	require.Equal(t, Safe, full.Verdict)
 	total := full.States
@@ -22,13 +22,13 @@ func TestStateBudgetDoesNotDependOnWorkers(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			var got []*Result
 			for _, w := range []int{1, 2, 3} {
-				res, err := Check(sc, Options{Workers: w, MaxStates: n})
+				res, err := Check(sc, Options{noOlderViews: true, Workers: w, MaxStates: n})
 				require.NoError(t, err)
 				got = append(got, res)
 			}
 			// And workers that split their subtrees at every branching
 			// point (share.go).
-			res, err := Check(sc, Options{Workers: 2, MaxStates: n, splitAlways: true})
+			res, err := Check(sc, Options{noOlderViews: true, Workers: 2, MaxStates: n, splitAlways: true})
 			require.NoError(t, err)
 			got = append(got, res)
 			want := Safe

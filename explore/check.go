@@ -131,6 +131,8 @@ type Options struct {
 	// noSiteStops (tests): thread-local runs are not looked up in the
 	// visited set before a site (worker.siteStops).
 	noSiteStops bool
+	// noOlderViews (tests): no state is pruned by older views (views.go).
+	noOlderViews bool
 }
 
 // Search is a search mode.
@@ -245,6 +247,15 @@ func (o Options) sleepSets() bool {
 	return o.POR && o.Reduction == ReduceFull && o.Shard.Whole() && o.Exchange == "" && o.Search == Exhaustive
 }
 
+// olderViews reports whether the exhaustive search prunes a state when
+// it has claimed one that differs only in older instruction-fetch views
+// (the package doc, "Older views"): with a visited set, but not with the
+// sleep sets (whose visited set keeps options per state) nor in an
+// exchanged split (whose shards' counts add up to the whole search's).
+func (o Options) olderViews() bool {
+	return o.Search == Exhaustive && o.Reduction != ReduceNone && !o.sleepSets() && o.Exchange == "" && !o.noOlderViews
+}
+
 // DefaultBound is the preemption bound of model.md, which a zero
 // Options.Bound means.
 const DefaultBound = 2
@@ -351,8 +362,13 @@ type Result struct {
 	// every bound it searched: the shards of one split add up to the
 	// unsharded figure exactly (the states and runs of shards overlap,
 	// since subtrees merge).
-	Subtrees int           `json:"subtrees,omitempty"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
+	Subtrees int `json:"subtrees,omitempty"`
+	// OlderViews counts the states the exhaustive search claimed and
+	// pruned, in every bound it searched, because it had claimed one that
+	// differs only in older views of text (package doc, "Older views"):
+	// they are not in States. It depends on timing with several workers.
+	OlderViews int           `json:"older_views,omitempty"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
 	// Throughput is the exhaustive search's rate (it depends on timing).
 	Throughput *Throughput `json:"throughput,omitempty"`
 	Replay     *Run        `json:"run,omitempty"`
@@ -442,6 +458,9 @@ func reductionText(opts Options, sym bool) string {
 	}
 	if opts.sleepSets() {
 		red = strings.Replace(red, "thread-local steps", "thread-local steps and sleep sets of commuting visible steps", 1)
+	}
+	if opts.olderViews() {
+		red += " + older views (a state is pruned when a claimed one differs only in older views of text)"
 	}
 	return red
 }

@@ -372,6 +372,61 @@
 // reports if a return address comes from it), and a task that has left
 // do_exit has its whole stack scrubbed (nothing runs on it again).
 //
+// # Older views
+//
+// A CPU's view of text (model.md §1a, sched's fetch.go) is, per byte the
+// patcher writes, the oldest write it may still fetch (its floor): the
+// latest at its last synchronization, raised by its own stores and by
+// what it has fetched since. Two states that differ only in the CPUs'
+// floors are ordered when every floor of one is at most the other's: the
+// one with the older views can take every step the other takes, to a
+// state with floors again no newer and everything else the same (a fetch
+// offers the values from the floor to the latest write; sched's
+// views.go), so every hazard reachable from the newer is reachable from
+// the older, with the same preemptions. So the exhaustive search keeps,
+// beside the visited set, an index from the key of a state without its
+// floors (sched.Machine.HashFloorFree, with the preemptions used) to the
+// floors of the states it claimed with that key; a newly claimed state
+// whose floors some recorded floors are all at most is pruned as if seen
+// (Result.OlderViews counts them; they are not states), and otherwise
+// its floors replace the recorded ones they are at most. That is sound by
+// the argument above: every claimed state is expanded, and by induction
+// every reachable state is simulated by a claimed one, so a hazard
+// reachable anywhere is reached from a claimed state, whose expansion
+// meets it (runs stop at their first hazard, which is where the
+// simulation is needed: sched's TestOlderViewsSimulate walks pairs of
+// states, one with floors lowered, step by step on unreduced machines).
+//
+// Which of two such states is claimed first decides whether the newer
+// is pruned, so dfs takes the options of a branching state in an order
+// of its own (worker.order): a worker's fetch variants oldest first, and
+// the patcher's CPU's steps after every other CPU's (a worker passing a
+// site before the patcher stores to it has the older view of it than one
+// that passes it after and fetches the new bytes). Both reach the same
+// states either way; the option numbers, and so schedules, are the
+// machine's.
+//
+// The new bytes are the multiplier where a traced callee is called in a
+// loop: at each worker position, the patcher positions between a store
+// and the next sync_core, times the sites whose new bytes the worker's CPU
+// has fetched in between. x86-O1-fentry d_bsearch(0,150) under
+// text-poke-bp, one worker: 3,460,295 states and 26.7 CPU s without,
+// 1,426,719 and 17.8 s with (2,295,570 in the options' own order);
+// a64-O1-pfe2 d_bsearch under arm64-nop-bl: 745,496 and 11.6 s, 235,212
+// and 5.1 s. Where the patcher stores only under stop_machine (ARM's
+// built-ins) every CPU synchronizes as it leaves its stopper and nothing
+// is pruned.
+//
+// The cost is the count's independence of the workers: which of two
+// ordered states a worker claims first depends on timing, so with more
+// than one worker the states, steps and end states of a SAFE search (never
+// its verdict, nor an UNSAFE counterexample, which minimization makes
+// canonical) may vary from run to run. One worker's counts are exact.
+// Not with the sleep sets (their visited set keeps options per state) nor
+// in an exchanged split (whose shards' counts add up to the whole
+// search's); TestOlderViewsAgree compares every built-in with and
+// without, TestOlderViewsPrune pins what it prunes on loops.
+//
 // # Sleep sets of commuting visible steps
 //
 // Where the machine offers several options, two of them on different CPUs
@@ -556,8 +611,9 @@
 // argument above), and expanded exactly once; the steps from a key to the
 // next branching point or to the end of a run depend on the key only. So
 // the counts of a finished bound (branching states, steps, complete runs)
-// are the same for any number of workers and any timing. That rests on
-// the keys being canonical: two states with one key must have successors
+// are the same for any number of workers and any timing — without the
+// pruning by older views (above), which trades that for fewer states.
+// That rests on the keys being canonical: two states with one key must have successors
 // with the same keys (sched's TestHashDecidesTheFuture), or which of them
 // a worker meets first would decide the keys that follow. In the tracer
 // kernel they are not quite: a register that loaded thread_info.cpu holds

@@ -23,11 +23,13 @@ type engine struct {
 	states  atomic.Int64
 	trans   atomic.Int64
 	runs    atomic.Int64
+	older   atomic.Int64 // states pruned by older views (views.go), every bound
 	done    atomic.Int64 // frontier subtrees (or sampled runs) finished
 	total   atomic.Int64
 	bound   atomic.Int64
 	minim   atomic.Bool
 	tab     *shared                // the visited set of the bound being searched
+	views   *views                 // its index of older views (views.go), or nil
 	xch     *exchange              // the exchanged split (Options.Exchange), or nil
 	tabp    atomic.Pointer[shared] // tab, for the progress reports
 	s0      atomic.Int64           // states before the bound being searched

@@ -50,7 +50,7 @@ func TestExchangedShardsSplitTheWork(t *testing.T) {
 		{"nop-nop", 2, Unsafe},
 	} {
 		sc := Scenario{Strategy: builtin(t, tt.strategy), Tasks: tt.tasks}
-		whole, err := Check(sc, Options{Bound: 2})
+		whole, err := Check(sc, Options{noOlderViews: true, Bound: 2})
 		require.NoError(t, err)
 		require.Equal(t, tt.verdict, whole.Verdict)
 		// (jmp-over with 3 tasks and 2, 4, 8 shards, as processes:
@@ -63,7 +63,7 @@ func TestExchangedShardsSplitTheWork(t *testing.T) {
 			t0 := time.Now()
 			// (splitAlways: the workers of each shard split their
 			// subtrees at every branching point, share.go.)
-			shards := runExchanged(t, sc, Options{Bound: 2, Workers: 2, splitAlways: c.splitAlways}, n)
+			shards := runExchanged(t, sc, Options{noOlderViews: true, Bound: 2, Workers: 2, splitAlways: c.splitAlways}, n)
 			t.Logf("%s %d tasks %d shards: %v", tt.strategy, tt.tasks, n, time.Since(t0))
 			var states, trans, largest int
 			ends := map[string]bool{}
@@ -104,12 +104,12 @@ func TestExchangedShardsSplitTheWork(t *testing.T) {
 func TestExchangeErrors(t *testing.T) {
 	sc := Scenario{Strategy: builtin(t, "jmp-over")}
 	dir := t.TempDir()
-	_, err := Check(sc, Options{Exchange: dir})
+	_, err := Check(sc, Options{noOlderViews: true, Exchange: dir})
 	assert.EqualError(t, err, "an exchange directory needs an exhaustive search of 2 or more shards")
-	_, err = Check(sc, Options{Exchange: filepath.Join(dir, "nope"), Shard: Shard{0, 2}})
+	_, err = Check(sc, Options{noOlderViews: true, Exchange: filepath.Join(dir, "nope"), Shard: Shard{0, 2}})
 	assert.ErrorContains(t, err, "exchange directory: stat ")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "end-1"), nil, 0o644))
-	_, err = Check(sc, Options{Exchange: dir, Shard: Shard{0, 2}})
+	_, err = Check(sc, Options{noOlderViews: true, Exchange: dir, Shard: Shard{0, 2}})
 	assert.EqualError(t, err, "exchange directory "+dir+" holds the files of a finished search (use an empty directory per search)")
 }
 

@@ -26,10 +26,10 @@ func TestFreedFramesAgree(t *testing.T) {
 	for _, st := range symmetryStrategies(t) {
 		t.Run(fmt.Sprintf("%v/%s", st.Arch, st.Name), func(t *testing.T) {
 			sc := Scenario{Strategy: st}
-			scrubbed, err := Check(sc, Options{})
+			scrubbed, err := Check(sc, Options{noOlderViews: true})
 			require.NoError(t, err)
 			sc.KeepFreed = true
-			kept, err := Check(sc, Options{})
+			kept, err := Check(sc, Options{noOlderViews: true})
 			require.NoError(t, err)
 			t.Logf("%v: %d states scrubbed, %d kept", kept.Verdict, scrubbed.States, kept.States)
 			require.NotEqual(t, Incomplete, kept.Verdict, kept.Reason)
@@ -50,7 +50,7 @@ func TestFreedFramesAgree(t *testing.T) {
 			}
 			if scrubbed.Verdict == Unsafe {
 				sc.KeepFreed = false
-				again, err := Replay(sc, scrubbed.Schedule, Options{})
+				again, err := Replay(sc, scrubbed.Schedule, Options{noOlderViews: true})
 				require.NoError(t, err)
 				assert.Equal(t, kindOf(scrubbed), kindOf(again))
 				assert.Equal(t, hazardKinds(scrubbed), hazardKinds(again))
@@ -78,9 +78,9 @@ func TestFreedFramesCounts(t *testing.T) {
 		t.Run(fmt.Sprintf("%v/%s", c.arch, c.strategy), func(t *testing.T) {
 			for _, keep := range []bool{false, true} {
 				sc := Scenario{Strategy: lookup(t, c.arch, c.strategy), KeepFreed: keep}
-				exact, err := Check(sc, Options{NoSymmetry: true})
+				exact, err := Check(sc, Options{noOlderViews: true, NoSymmetry: true})
 				require.NoError(t, err)
-				sym, err := Check(sc, Options{})
+				sym, err := Check(sc, Options{noOlderViews: true})
 				require.NoError(t, err)
 				require.Equal(t, exact.Verdict, sym.Verdict)
 				if keep {

@@ -152,6 +152,7 @@ func (e *engine) whole() (*Result, error) {
 		return nil, err
 	}
 	r.States += res.States
+	r.OlderViews += res.OlderViews
 	r.Transitions += res.Transitions
 	r.Runs += res.Runs
 	r.Subtrees += res.Subtrees
@@ -275,6 +276,7 @@ func (e *engine) modularRound(env *sched.EnvCells, total *Result, round int) (re
 			return nil, false, err
 		}
 		res.States += r.States
+		res.OlderViews += r.OlderViews
 		res.Transitions += r.Transitions
 		res.Runs += r.Runs
 		res.Subtrees += r.Subtrees

@@ -46,12 +46,12 @@ func TestModularAgreesOnBuiltins(t *testing.T) {
 			sc.Strategy = st
 			name := fmt.Sprintf("%s/%s/cpus=%d,tasks=%d,preempt=%v", st.Arch, st.Name, sc.CPUs, sc.Tasks, sc.Preempt)
 			t.Run(name, func(t *testing.T) {
-				whole, err := Check(sc, Options{Modular: ModularOff, MaxStates: 2_000_000})
+				whole, err := Check(sc, Options{noOlderViews: true, Modular: ModularOff, MaxStates: 2_000_000})
 				require.NoError(t, err)
 				if whole.Verdict == Incomplete {
 					t.Skip("the whole search is out of budget")
 				}
-				mod := modularOnly(t, sc, Options{MaxStates: 2_000_000})
+				mod := modularOnly(t, sc, Options{noOlderViews: true, MaxStates: 2_000_000})
 				if mod != nil {
 					require.Equal(t, Safe, mod.Verdict)
 					assert.True(t, mod.Space.Modular)
@@ -67,7 +67,7 @@ func TestModularAgreesOnBuiltins(t *testing.T) {
 					}
 				}
 				// Check itself agrees with the whole search.
-				got, err := Check(sc, Options{Modular: ModularOn, MaxStates: 2_000_000})
+				got, err := Check(sc, Options{noOlderViews: true, Modular: ModularOn, MaxStates: 2_000_000})
 				require.NoError(t, err)
 				assert.Equal(t, whole.Verdict, got.Verdict)
 				if whole.Verdict == Unsafe {
@@ -97,8 +97,8 @@ func TestModularMirror(t *testing.T) {
 			sc.Strategy = st
 			sc = sc.WithDefaults()
 			t.Run(fmt.Sprintf("%s/%s/cpus=%d,tasks=%d", st.Arch, st.Name, sc.CPUs, sc.Tasks), func(t *testing.T) {
-				one := modularOnly(t, sc, Options{MaxStates: 2_000_000})
-				each := modularOnly(t, sc, Options{MaxStates: 2_000_000, NoSymmetry: true})
+				one := modularOnly(t, sc, Options{noOlderViews: true, MaxStates: 2_000_000})
+				each := modularOnly(t, sc, Options{noOlderViews: true, MaxStates: 2_000_000, NoSymmetry: true})
 				if one == nil {
 					require.Nil(t, each, "worker 0's machine met a hazard, so does the first of each")
 					return
@@ -143,7 +143,7 @@ func requireCounterexample(t *testing.T, sc Scenario, whole, got *Result) {
 		return
 	}
 	require.LessOrEqual(t, got.Preemptions, got.Space.Bound)
-	rep, err := Replay(sc, got.Schedule, Options{Bound: got.Space.Bound})
+	rep, err := Replay(sc, got.Schedule, Options{noOlderViews: true, Bound: got.Space.Bound})
 	require.NoError(t, err)
 	require.NotNil(t, rep.Hazard, "the hunted schedule replays to a hazard")
 	require.Equal(t, *got.Hazard, *rep.Hazard)

@@ -113,6 +113,9 @@ func (e *engine) exhaustive() (*Result, error) {
 	for b := 0; b <= opts.bound(); b++ {
 		e.bound.Store(int64(b))
 		e.tab = newShared()
+		if opts.olderViews() {
+			e.views = newViews()
+		}
 		e.ends = map[[2]uint64]struct{}{}
 		s0, t0, r0 := e.states.Load(), e.trans.Load(), e.runs.Load()
 		e.s0.Store(s0)
@@ -212,10 +215,11 @@ func (e *engine) exhaustive() (*Result, error) {
 			sort.Strings(res.EndStates)
 		}
 	}
-	e.tab = nil
+	e.tab, e.views = nil, nil
 	e.tabp.Store(nil)
 	_ = runs
 	res.States, res.Transitions = int(states), int(trans)
+	res.OlderViews = int(e.older.Load())
 	switch {
 	case found != nil && e.c.focus > 0:
 		// A modular machine's hazard: the check runs the whole search

@@ -36,9 +36,9 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 				t.Skip("arm64 and riscv64 built-ins: run without -race")
 			}
 			sc := Scenario{Strategy: st}
-			one, err := Check(sc, Options{Bound: DefaultBound, Workers: 1})
+			one, err := Check(sc, Options{noOlderViews: true, Bound: DefaultBound, Workers: 1})
 			require.NoError(t, err)
-			four, err := Check(sc, Options{Bound: DefaultBound, Workers: 4})
+			four, err := Check(sc, Options{noOlderViews: true, Bound: DefaultBound, Workers: 4})
 			require.NoError(t, err)
 			assert.NotEqual(t, Incomplete, one.Verdict)
 			assert.Equal(t, resultJSON(t, one), resultJSON(t, four))
@@ -47,9 +47,9 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	for _, mode := range []Search{PCT, Random} {
 		t.Run(mode.String(), func(t *testing.T) {
 			sc := Scenario{Strategy: builtin(t, "nop-nop")}
-			one, err := Check(sc, Options{Bound: DefaultBound, Search: mode, Runs: 300, Seed: 7, Workers: 1})
+			one, err := Check(sc, Options{noOlderViews: true, Bound: DefaultBound, Search: mode, Runs: 300, Seed: 7, Workers: 1})
 			require.NoError(t, err)
-			four, err := Check(sc, Options{Bound: DefaultBound, Search: mode, Runs: 300, Seed: 7, Workers: 4})
+			four, err := Check(sc, Options{noOlderViews: true, Bound: DefaultBound, Search: mode, Runs: 300, Seed: 7, Workers: 4})
 			require.NoError(t, err)
 			assert.Equal(t, resultJSON(t, one), resultJSON(t, four))
 		})
@@ -60,10 +60,10 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 // either: many runs with several workers give one answer.
 func TestCountsAreStable(t *testing.T) {
 	sc := Scenario{Strategy: builtin(t, "jmp-over")}
-	first, err := Check(sc, Options{Bound: 2, Workers: 3})
+	first, err := Check(sc, Options{noOlderViews: true, Bound: 2, Workers: 3})
 	require.NoError(t, err)
 	for i := 0; i < 5; i++ {
-		again, err := Check(sc, Options{Bound: 2, Workers: 3})
+		again, err := Check(sc, Options{noOlderViews: true, Bound: 2, Workers: 3})
 		require.NoError(t, err)
 		require.Equal(t, resultJSON(t, first), resultJSON(t, again))
 	}
@@ -75,14 +75,14 @@ func TestShardsCoverTheSpace(t *testing.T) {
 	for _, name := range []string{"jmp-over", "nop-nop", "two-step-sched", "pop-lr"} {
 		t.Run(name, func(t *testing.T) {
 			sc := Scenario{Strategy: builtin(t, name)}
-			whole, err := Check(sc, Options{Bound: 2})
+			whole, err := Check(sc, Options{noOlderViews: true, Bound: 2})
 			require.NoError(t, err)
 			for _, n := range []int{1, 3, 7} {
 				var subtrees, unsafe, safe int
 				ends := map[string]bool{}
 				minPre := math.MaxInt
 				for i := 0; i < n; i++ {
-					part, err := Check(sc, Options{Bound: 2, Shard: Shard{Index: i, Count: n}})
+					part, err := Check(sc, Options{noOlderViews: true, Bound: 2, Shard: Shard{Index: i, Count: n}})
 					require.NoError(t, err)
 					subtrees += part.Subtrees
 					for _, h := range part.EndStates {
@@ -126,9 +126,9 @@ func TestBudgetsAreIncompleteInEveryMode(t *testing.T) {
 			name string
 			opts Options
 		}{
-			{"states", Options{MaxStates: 20}},
-			{"timeout", Options{Timeout: time.Millisecond}},
-			{"memory", Options{MaxMemory: 1}},
+			{"states", Options{noOlderViews: true, MaxStates: 20}},
+			{"timeout", Options{noOlderViews: true, Timeout: time.Millisecond}},
+			{"memory", Options{noOlderViews: true, MaxMemory: 1}},
 		} {
 			t.Run(mode.String()+"/"+b.name, func(t *testing.T) {
 				opts := b.opts
@@ -150,14 +150,14 @@ func TestBudgetsAreIncompleteInEveryMode(t *testing.T) {
 func TestCoverageNamesTheBounds(t *testing.T) {
 	sc := Scenario{Strategy: builtin(t, "jmp-over"), Tasks: 3}
 	// Without the task symmetry: 48,783 states (with it, 9,814).
-	res, err := Check(sc, Options{Bound: 2, MaxStates: 20_000, NoSymmetry: true})
+	res, err := Check(sc, Options{noOlderViews: true, Bound: 2, MaxStates: 20_000, NoSymmetry: true})
 	require.NoError(t, err)
 	require.Equal(t, Incomplete, res.Verdict)
 	// A state budget names the bound it cut (the same for any number of
 	// workers: TestStateBudgetDoesNotDependOnWorkers); a time budget says
 	// how much of the frontier was done.
 	assert.Regexp(t, `^exhaustive through bound \d+; bound \d+ needs more than 20000 states$`, res.Space.Coverage)
-	res, err = Check(sc, Options{Bound: 2, Timeout: 50 * time.Millisecond, NoSymmetry: true})
+	res, err = Check(sc, Options{noOlderViews: true, Bound: 2, Timeout: 50 * time.Millisecond, NoSymmetry: true})
 	require.NoError(t, err)
 	require.Equal(t, Incomplete, res.Verdict)
 	assert.Regexp(t, `(^|; )bound \d+: \d+% of frontier \(\d+ of \d+ subtrees\)$`, res.Space.Coverage)
@@ -167,7 +167,7 @@ func TestCoverageNamesTheBounds(t *testing.T) {
 // seed, and its printed bound is 1/(n·k^(d-1)) with the measured n and k.
 func TestPCTFindsNopNop(t *testing.T) {
 	sc := Scenario{Strategy: builtin(t, "nop-nop")}
-	res, err := Check(sc, Options{Bound: DefaultBound, Search: PCT, Runs: 1000, Depth: 3, Seed: 1})
+	res, err := Check(sc, Options{noOlderViews: true, Bound: DefaultBound, Search: PCT, Runs: 1000, Depth: 3, Seed: 1})
 	require.NoError(t, err)
 	require.Equal(t, Unsafe, res.Verdict)
 	require.NotNil(t, res.PCT)
@@ -181,7 +181,7 @@ func TestPCTFindsNopNop(t *testing.T) {
 	assert.Contains(t, p.Text, fmt.Sprintf("1/(3·%d^2)", k))
 	assert.Regexp(t, `\(k bounds every run: the longest sampled run took \d+ steps\)$`, p.Text)
 	// Shrunk to the same canonical counterexample as the exhaustive search.
-	ex, err := Check(sc, Options{Bound: DefaultBound})
+	ex, err := Check(sc, Options{noOlderViews: true, Bound: DefaultBound})
 	require.NoError(t, err)
 	assert.Equal(t, ex.Schedule, res.Schedule)
 	assert.Equal(t, ex.Preemptions, res.Preemptions)
@@ -204,7 +204,7 @@ func defaultRunSteps(t *testing.T, sc Scenario) int {
 // Sampling searches are never SAFE.
 func TestSamplingIsNeverSafe(t *testing.T) {
 	for _, mode := range []Search{PCT, Random} {
-		res, err := Check(Scenario{Strategy: builtin(t, "jmp-over")}, Options{Bound: 2, Search: mode, Runs: 50})
+		res, err := Check(Scenario{Strategy: builtin(t, "jmp-over")}, Options{noOlderViews: true, Bound: 2, Search: mode, Runs: 50})
 		require.NoError(t, err)
 		assert.Equal(t, Incomplete, res.Verdict)
 		assert.Equal(t, 50, res.Runs)
@@ -218,21 +218,21 @@ func TestSamplingIsNeverSafe(t *testing.T) {
 func TestCounterexamplesAreMinimal(t *testing.T) {
 	for _, name := range []string{"nop-nop", "two-step-sched"} {
 		sc := Scenario{Strategy: builtin(t, name)}
-		ex, err := Check(sc, Options{Bound: 2})
+		ex, err := Check(sc, Options{noOlderViews: true, Bound: 2})
 		require.NoError(t, err)
 		require.Equal(t, Unsafe, ex.Verdict)
 		assert.NotEmpty(t, ex.Replay.Trace)
-		rnd, err := Check(sc, Options{Bound: 2, Search: Random, Runs: 2000, Seed: 3})
+		rnd, err := Check(sc, Options{noOlderViews: true, Bound: 2, Search: Random, Runs: 2000, Seed: 3})
 		require.NoError(t, err)
 		if rnd.Verdict == Unsafe {
 			assert.Equal(t, ex.Schedule, rnd.Schedule, name)
 		}
-		again, err := Replay(sc, ex.Schedule, Options{Bound: 2})
+		again, err := Replay(sc, ex.Schedule, Options{noOlderViews: true, Bound: 2})
 		require.NoError(t, err)
 		assert.Equal(t, *ex.Hazard, *again.Hazard)
 		// No run with fewer preemptions reaches a hazard.
 		if ex.Preemptions > 0 {
-			less, err := Check(sc, Options{Bound: BoundOption(ex.Preemptions - 1)})
+			less, err := Check(sc, Options{noOlderViews: true, Bound: BoundOption(ex.Preemptions - 1)})
 			require.NoError(t, err)
 			assert.Equal(t, Safe, less.Verdict)
 		}

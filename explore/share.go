@@ -151,6 +151,17 @@ type frame struct {
 	cur, last int
 	take      uint64
 	masked    bool
+	// ord, when set, is the order the options are taken in (worker.order):
+	// cur and last count in it.
+	ord []int32
+}
+
+// opt is the option taken n-th.
+func (f *frame) opt(n int) int {
+	if f.ord == nil {
+		return n
+	}
+	return int(f.ord[n])
 }
 
 func (w *worker) frame(depth int) *frame {
@@ -160,10 +171,11 @@ func (w *worker) frame(depth int) *frame {
 	return w.frames[depth]
 }
 
-// untried lists the options of f after cur still to be taken.
+// untried lists the places (in the order the options are taken) of the
+// options of f after cur still to be taken.
 func (f *frame) untried(out []int) []int {
 	for j := f.cur + 1; j <= f.last; j++ {
-		if !f.masked || f.take>>j&1 != 0 {
+		if !f.masked || f.take>>f.opt(j)&1 != 0 {
 			out = append(out, j)
 		}
 	}
@@ -190,10 +202,10 @@ func (w *worker) donate(depth int) {
 		for _, j := range give {
 			path := make([]int32, f.mark+1)
 			copy(path, w.path[:f.mark])
-			path[f.mark] = int32(j)
+			path[f.mark] = int32(f.opt(j))
 			var sleep []sched.Action
 			if f.masked {
-				sleep = w.childSleepInto(nil, d, j)
+				sleep = w.childSleepInto(nil, d, f.opt(j))
 			}
 			pcs = append(pcs, piece{it: item{path: path, sleep: sleep}, origin: w.origin})
 			w.pending[1]++

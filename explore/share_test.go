@@ -58,7 +58,7 @@ func TestWorkersSplitAgree(t *testing.T) {
 					t.Skip("under -race: the ARM and x86 built-ins without the sleep sets")
 				}
 				sc := Scenario{Strategy: st}
-				one, err := Check(sc, Options{Workers: 1, POR: por})
+				one, err := Check(sc, Options{noOlderViews: true, Workers: 1, POR: por})
 				require.NoError(t, err)
 				require.NotEqual(t, Incomplete, one.Verdict, one.Reason)
 				want := outcomeOf(t, one)
@@ -69,7 +69,7 @@ func TestWorkersSplitAgree(t *testing.T) {
 					workers int
 					always  bool
 				}{{2, false}, {3, false}, {2, true}, {3, true}} {
-					res, err := Check(sc, Options{Workers: c.workers, POR: por, splitAlways: c.always})
+					res, err := Check(sc, Options{noOlderViews: true, Workers: c.workers, POR: por, splitAlways: c.always})
 					require.NoError(t, err)
 					assert.Equal(t, want, outcomeOf(t, res), "workers %d, split always %v", c.workers, c.always)
 				}
@@ -84,11 +84,11 @@ func TestWorkersSplitAgreeTasks3(t *testing.T) {
 		t.Skip("searches of 3 tasks; run without -race and -short")
 	}
 	sc := Scenario{Strategy: builtin(t, "jmp-over"), Tasks: 3}
-	one, err := Check(sc, Options{Workers: 1})
+	one, err := Check(sc, Options{noOlderViews: true, Workers: 1})
 	require.NoError(t, err)
 	require.Equal(t, Safe, one.Verdict)
 	for _, w := range []int{2, 3} {
-		res, err := Check(sc, Options{Workers: w, splitAlways: true})
+		res, err := Check(sc, Options{noOlderViews: true, Workers: w, splitAlways: true})
 		require.NoError(t, err)
 		assert.Equal(t, outcomeOf(t, one), outcomeOf(t, res), "workers %d", w)
 	}
@@ -102,7 +102,7 @@ func TestWorkersSplitCutShort(t *testing.T) {
 	sc := Scenario{Strategy: builtin(t, "jmp-over"), Tasks: 3}
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
-	res, err := Check(sc, Options{Workers: 2, splitAlways: true, Context: ctx, ProgressEvery: time.Millisecond,
+	res, err := Check(sc, Options{noOlderViews: true, Workers: 2, splitAlways: true, Context: ctx, ProgressEvery: time.Millisecond,
 		Progress: func(p Progress) {
 			if p.Bound == 2 {
 				once.Do(cancel)
@@ -145,7 +145,7 @@ func TestWorkersSplitAgreeSharedData(t *testing.T) {
 	st, ok := patch.Lookup(kernel.RISCV64, "rv-atomic")
 	require.True(t, ok)
 	sc := Scenario{Strategy: st, Iterations: 1, Image: func() (*kernel.Image, error) { return o.Image, nil }}
-	one, err := Check(sc, Options{Workers: 1, Modular: ModularOff})
+	one, err := Check(sc, Options{noOlderViews: true, Workers: 1, Modular: ModularOff})
 	require.NoError(t, err)
 	require.Equal(t, Safe, one.Verdict, one.Reason)
 	assert.Equal(t, []int{19872, 669768}, []int{one.States, one.Transitions})
@@ -154,7 +154,7 @@ func TestWorkersSplitAgreeSharedData(t *testing.T) {
 		workers int
 		always  bool
 	}{{2, false}, {3, false}, {2, true}, {3, true}} {
-		res, err := Check(sc, Options{Workers: c.workers, Modular: ModularOff, splitAlways: c.always})
+		res, err := Check(sc, Options{noOlderViews: true, Workers: c.workers, Modular: ModularOff, splitAlways: c.always})
 		require.NoError(t, err)
 		assert.Equal(t, want, outcomeOf(t, res), "workers %d, split always %v", c.workers, c.always)
 	}

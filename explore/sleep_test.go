@@ -30,12 +30,12 @@ func TestSleepSetsAgree(t *testing.T) {
 					slow(t, "the 3-task searches of the other strategies")
 				}
 				sc := Scenario{Strategy: st, Tasks: tasks}
-				por, err := Check(sc, Options{POR: true})
+				por, err := Check(sc, Options{noOlderViews: true, POR: true})
 				require.NoError(t, err)
 				// Against the search without sleep sets that takes the
 				// same steps but theirs: the sleep sets do without the
 				// lookups before a site (worker.siteStops).
-				all, err := Check(sc, Options{noSiteStops: true})
+				all, err := Check(sc, Options{noOlderViews: true, noSiteStops: true})
 				require.NoError(t, err)
 				t.Logf("steps %d with sleep sets, %d without; states %d", por.Transitions, all.Transitions, all.States)
 				require.NotEqual(t, Incomplete, all.Verdict, all.Reason)
@@ -51,7 +51,7 @@ func TestSleepSetsAgree(t *testing.T) {
 				assert.Contains(t, por.Space.Reduction, "sleep sets")
 				assert.NotContains(t, all.Space.Reduction, "sleep sets")
 				if por.Verdict == Unsafe {
-					again, err := Replay(sc, por.Schedule, Options{POR: true})
+					again, err := Replay(sc, por.Schedule, Options{noOlderViews: true, POR: true})
 					require.NoError(t, err)
 					assert.Equal(t, kindOf(por), kindOf(again))
 					assert.Equal(t, hazardKinds(por), hazardKinds(again))
@@ -69,11 +69,11 @@ func TestSleepSetsWorkers(t *testing.T) {
 		t.Skip("two searches of 3 tasks; run without -race and -short")
 	}
 	sc := Scenario{Strategy: builtin(t, "jmp-over"), Tasks: 3}
-	one, err := Check(sc, Options{POR: true, Workers: 1})
+	one, err := Check(sc, Options{noOlderViews: true, POR: true, Workers: 1})
 	require.NoError(t, err)
-	four, err := Check(sc, Options{POR: true, Workers: 4})
+	four, err := Check(sc, Options{noOlderViews: true, POR: true, Workers: 4})
 	require.NoError(t, err)
-	all, err := Check(sc, Options{Workers: 1, noSiteStops: true})
+	all, err := Check(sc, Options{noOlderViews: true, Workers: 1, noSiteStops: true})
 	require.NoError(t, err)
 	assert.Equal(t, Safe, one.Verdict)
 	assert.Equal(t, one.States, four.States)

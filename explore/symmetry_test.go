@@ -57,9 +57,9 @@ func TestSymmetryAgrees(t *testing.T) {
 					slow(t, "the search without symmetry of 3 tasks") // 1-3M states
 				}
 				sc := Scenario{Strategy: st, Tasks: tasks}
-				sym, err := Check(sc, Options{})
+				sym, err := Check(sc, Options{noOlderViews: true})
 				require.NoError(t, err)
-				exact, err := Check(sc, Options{NoSymmetry: true})
+				exact, err := Check(sc, Options{noOlderViews: true, NoSymmetry: true})
 				require.NoError(t, err)
 				t.Logf("states %d with symmetry, %d without", sym.States, exact.States)
 				require.NotEqual(t, Incomplete, exact.Verdict, exact.Reason)
@@ -72,7 +72,7 @@ func TestSymmetryAgrees(t *testing.T) {
 				if sym.Verdict == Unsafe {
 					// The counterexample found through merged states
 					// replays to its hazard.
-					again, err := Replay(sc, sym.Schedule, Options{})
+					again, err := Replay(sc, sym.Schedule, Options{noOlderViews: true})
 					require.NoError(t, err)
 					assert.Equal(t, kindOf(sym), kindOf(again))
 					assert.Equal(t, hazardKinds(sym), hazardKinds(again))
@@ -109,11 +109,11 @@ func TestSymmetryCounts(t *testing.T) {
 				t.Skip("3 tasks take seconds; run without -race and -short")
 			}
 			sc := Scenario{Strategy: lookup(t, c.arch, c.strategy), Tasks: c.tasks}
-			exact, err := Check(sc, Options{NoSymmetry: true})
+			exact, err := Check(sc, Options{noOlderViews: true, NoSymmetry: true})
 			require.NoError(t, err)
 			assert.Equal(t, c.exact, exact.States)
 			assert.NotContains(t, exact.Space.Reduction, "permutation")
-			sym, err := Check(sc, Options{})
+			sym, err := Check(sc, Options{noOlderViews: true})
 			require.NoError(t, err)
 			assert.Equal(t, c.symmetric, sym.States)
 			assert.Contains(t, sym.Space.Reduction, "up to a permutation of the worker tasks")
@@ -141,7 +141,7 @@ func TestSymmetryAgreesOnTheTracer(t *testing.T) {
 		t.Run(c.tracer+"/"+fmt.Sprint(c.traced), func(t *testing.T) {
 			sc := tracerScenario(t, c.tracer, c.traced...)
 			sc.Tasks, sc.Iterations = 2, 1
-			opts := Options{Bound: NoPreemptions, MaxStates: 3_000_000}
+			opts := Options{noOlderViews: true, Bound: NoPreemptions, MaxStates: 3_000_000}
 			if os.Getenv(slowEnv) != "" {
 				opts.Bound = 1 // up to 1.7M states without the symmetry
 			}

@@ -206,9 +206,9 @@ func TestModularEnvCells(t *testing.T) {
 		states, values, rounds int
 	}{
 		{0, pick, 8568, 2, 1}, {0, mark, 9782, 3, 2},
-		{1, pick, 206877, 2, 1}, {1, mark, 143889, 3, 2},
-		{2, pick, 313132, 2, 1}, {2, mark, 50145, 3, 2},
-		{3, pick, 127517, 2, 1}, {3, mark, 29158, 3, 2},
+		{1, pick, 71028, 2, 1}, {1, mark, 58422, 3, 2},
+		{2, pick, 18741, 2, 1}, {2, mark, 13280, 3, 2},
+		{3, pick, 33904, 2, 1}, {3, mark, 16664, 3, 2},
 	} {
 		fx := loopsFixtures[v.fx]
 		t.Run(fmt.Sprintf("%s/%v", fx.file, v.c), func(t *testing.T) {

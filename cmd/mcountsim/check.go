@@ -109,7 +109,7 @@ func runCheck(args []string, stdout, stderr io.Writer, replay bool) int {
 		fs.IntVar(&f.runs, "runs", explore.DefaultRuns, "runs of a pct or random search")
 		fs.IntVar(&f.depth, "depth", explore.DefaultDepth, "bug depth d that pct targets (d-1 priority change points per run)")
 		fs.Uint64Var(&f.seed, "seed", 1, "seed of a pct or random search")
-		fs.IntVar(&f.workers, "workers", 0, "goroutines that search (0: all CPUs); the result does not depend on it")
+		fs.IntVar(&f.workers, "workers", 0, "goroutines that search (0: all CPUs); the verdict does not depend on it, the counts of a SAFE search may (older views)")
 		fs.StringVar(&f.shard, "shard", "", "explore only part `i/n` (0 <= i < n) of the exhaustive space; combine with mcountsim merge")
 		fs.StringVar(&f.exchange, "exchange", "", "with --shard: a `DIR` all shards share, run at the same time; each shard then expands only the states it owns")
 		fs.BoolVar(&f.progress, "progress", false, "report progress on stderr (default: only when stderr is a terminal)")

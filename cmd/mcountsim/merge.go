@@ -48,6 +48,8 @@ type resultDoc struct {
 	Space       explore.Space   `json:"space"`
 	States      int             `json:"states"`
 	Transitions int             `json:"transitions"`
+	// OlderViews: the states pruned by older views (explore.Result).
+	OlderViews  int             `json:"older_views,omitempty"`
 	Runs        int             `json:"runs"`
 	Subtrees    int             `json:"subtrees"`
 	Hazard      json.RawMessage `json:"hazard,omitempty"`
@@ -295,7 +297,7 @@ func (d *shardDoc) validate() error {
 		name string
 		n    int64
 	}{
-		{"states", int64(d.States)}, {"transitions", int64(d.Transitions)}, {"runs", int64(d.Runs)},
+		{"states", int64(d.States)}, {"transitions", int64(d.Transitions)}, {"runs", int64(d.Runs)}, {"older_views", int64(d.OlderViews)},
 		{"subtrees", int64(d.Subtrees)}, {"preemptions", int64(d.Preemptions)}, {"steps", int64(d.Steps)},
 		{"elapsed_ns", d.Elapsed}, {"space.bound", int64(sp.Bound)}, {"space.cpus", int64(sp.CPUs)},
 		{"space.tasks", int64(sp.Tasks)}, {"space.iterations", int64(sp.Iterations)}, {"space.toggles", int64(sp.Toggles)},
@@ -475,6 +477,7 @@ func merge(docs []*shardDoc) (*mergedDoc, error) {
 		for _, err := range []error{
 			addCount(&m.States, d.States, "states", d.file),
 			addCount(&m.Transitions, d.Transitions, "transitions", d.file),
+			addCount(&m.OlderViews, d.OlderViews, "older_views", d.file),
 			addCount(&m.Subtrees, d.Subtrees, "subtrees", d.file),
 			addCount(&m.Elapsed, d.Elapsed, "elapsed_ns", d.file),
 		} {
