@@ -613,8 +613,8 @@
 // the counts of a finished bound (branching states, steps, complete runs)
 // are the same for any number of workers and any timing — without the
 // pruning by older views (above), which trades that for fewer states.
-// That rests on the keys being canonical: two states with one key must have successors
-// with the same keys (sched's TestHashDecidesTheFuture), or which of them
+// That rests on the keys being canonical: two states with one key must
+// have successors with the same keys (sched's TestHashDecidesTheFuture), or which of them
 // a worker meets first would decide the keys that follow. In the tracer
 // kernel they are not quite: a register that loaded thread_info.cpu holds
 // a CPU number, hashed as it is, while the CPUs are renamed, so there the

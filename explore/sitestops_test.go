@@ -37,11 +37,7 @@ func TestSiteStopsAgree(t *testing.T) {
 		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-pfe8", [2]int{63, 63}},
 	} {
 		t.Run(c.file+"/"+c.strategy, func(t *testing.T) {
-			o, err := kernel.LoadObject(filepath.Join("..", "kernel", "testdata", "obj", c.file), kernel.ObjectConfig{Function: c.fn, Args: c.args})
-			require.NoError(t, err)
-			st, ok := patch.Lookup(o.Image.Arch, c.strategy)
-			require.True(t, ok)
-			sc := Scenario{Strategy: st, StackWords: 256, Image: func() (*kernel.Image, error) { return o.Image, nil }}
+			sc := loopsScenario(t, c.file, c.fn, c.args, c.strategy)
 			var steps [2]int
 			var want checkOutcome
 			for i, off := range []bool{true, false} {
@@ -69,4 +65,16 @@ func TestSiteStopsAgree(t *testing.T) {
 			assert.Equal(t, c.steps, steps)
 		})
 	}
+}
+
+// loopsScenario is the scenario of fn(args) in the example object file
+// (kernel/testdata/obj) under the named strategy of its ISA, at the
+// defaults with 256-word stacks.
+func loopsScenario(t *testing.T, file, fn string, args []int64, strategy string) Scenario {
+	t.Helper()
+	o, err := kernel.LoadObject(filepath.Join("..", "kernel", "testdata", "obj", file), kernel.ObjectConfig{Function: fn, Args: args})
+	require.NoError(t, err)
+	st, ok := patch.Lookup(o.Image.Arch, strategy)
+	require.True(t, ok, strategy)
+	return Scenario{Strategy: st, StackWords: 256, Image: func() (*kernel.Image, error) { return o.Image, nil }}
 }

@@ -82,15 +82,3 @@ func (v *views) older(k key, f []uint64) bool {
 func (p *viewPart) entry(i int) []uint64 {
 	return p.arena[i+1 : i+1+int(uint32(p.arena[i]))]
 }
-
-// bytes is the memory the index holds.
-func (v *views) bytes() int64 {
-	var n int64
-	for i := range v.parts {
-		p := &v.parts[i]
-		p.mu.Lock()
-		n += p.t.bytes() + int64(cap(p.arena))*8
-		p.mu.Unlock()
-	}
-	return n
-}

@@ -2,14 +2,10 @@ package explore
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/mcountsim/mcountsim/kernel"
-	"github.com/mcountsim/mcountsim/patch"
 )
 
 // Pruning by older views (views.go, package doc) changes no verdict: for
@@ -78,11 +74,7 @@ func TestOlderViewsPrune(t *testing.T) {
 		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-atomic", [2]int{5020, 4292}, 624},
 	} {
 		t.Run(c.file+"/"+c.strategy, func(t *testing.T) {
-			o, err := kernel.LoadObject(filepath.Join("..", "kernel", "testdata", "obj", c.file), kernel.ObjectConfig{Function: c.fn, Args: c.args})
-			require.NoError(t, err)
-			st, ok := patch.Lookup(o.Image.Arch, c.strategy)
-			require.True(t, ok)
-			sc := Scenario{Strategy: st, StackWords: 256, Image: func() (*kernel.Image, error) { return o.Image, nil }}
+			sc := loopsScenario(t, c.file, c.fn, c.args, c.strategy)
 			all, err := Check(sc, Options{Workers: 1, noOlderViews: true})
 			require.NoError(t, err)
 			got, err := Check(sc, Options{Workers: 1})
