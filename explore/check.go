@@ -502,11 +502,11 @@ func (e *engine) overStates() bool {
 	return true
 }
 
-// statesCoverage is the coverage of a search stopped by the state budget
-// in bound b.
-func statesCoverage(b, max int) string {
+// statesCoverage is the coverage of a search that started at bound first
+// and was stopped by the state budget in bound b.
+func statesCoverage(first, b, max int) string {
 	cov := fmt.Sprintf("bound %d needs more than %d states", b, max)
-	if b > 0 {
+	if b > first {
 		cov = fmt.Sprintf("exhaustive through bound %d; %s", b-1, cov)
 	}
 	return cov

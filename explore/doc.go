@@ -8,7 +8,8 @@
 // steps, whether a timer interrupt or a stopper preempts the task a CPU runs
 // and what the CPU switches to, which runnable task a free CPU picks) and the
 // explorer tries each. Bounds are searched in increasing order (0, 1, …,
-// Bound), so the first counterexample found uses the fewest preemptions.
+// Bound), so the first counterexample found uses the fewest preemptions
+// (but for a modular machine's search, which starts at Bound: below).
 //
 // # Reduction, and why it cannot hide a hazard
 //
@@ -563,8 +564,14 @@
 // machine and proves the claim: under the premise that no worker stores
 // outside its own stack, every hazard of f in a run of the check's
 // machine is a hazard of f's modular machine within the same bound).
-// Each modular machine is searched as above (the same bounds, budgets and
-// reductions, no task symmetry). When the workers are alike (the condition
+// Each modular machine is searched as above (the same budgets and
+// reductions, no task symmetry), but at the bound alone, not bound by
+// bound: its search is there to prove the check SAFE, which only the last
+// bound can; a hazard it meets is not the verdict, and the bounds below
+// would repeat the last one's runs with fewer preemptions, at a third or
+// more of the cost (modular.go: firstBound; kernel's
+// TestModularStartsAtTheBound). A modular search cut by a budget so
+// claims no bound below the one it was in. When the workers are alike (the condition
 // of task symmetry) worker 0's machine is the mirror image of every other
 // worker's, and its search alone stands for all of them, provided no
 // state it hashes is odd, which it checks (sched/modular.go: Mirror;
@@ -584,7 +591,7 @@
 // after a modular hazard, 240 random runs first (modular.go: hunt), then
 // the whole search. 16 random runs of the check's own machine come before
 // the modular check as well: an unsafe strategy usually meets a hazard in
-// the first, where the modular search, bound by bound, may take seconds.
+// the first, where the modular search may take seconds.
 // A hunted counterexample is shortened by the minimization within a fixed
 // budget of states (huntMinStates; so it is the same whatever the
 // workers) and replayed as any (Space.Found says so, and that the bounds

@@ -103,14 +103,15 @@ type item struct {
 
 // exhaustive runs iterative preemption bounding; each bound is split into
 // a frontier of subtrees that the workers search with one shared visited
-// set.
+// set. A modular machine's search starts at the bound itself (firstBound).
 func (e *engine) exhaustive() (*Result, error) {
 	sc, opts := e.sc, e.opts
 	res := &Result{Mode: "check", Space: space(sc, opts)}
 	var found []int32
 	foundBound := -1
 	var states, trans, runs int64
-	for b := 0; b <= opts.bound(); b++ {
+	first := e.firstBound()
+	for b := first; b <= opts.bound(); b++ {
 		e.bound.Store(int64(b))
 		e.tab = newShared()
 		if opts.olderViews() {
@@ -149,13 +150,12 @@ func (e *engine) exhaustive() (*Result, error) {
 		}
 		if f != nil {
 			found, foundBound = f, b
-			res.Space.BoundsDone = b
 			break
 		}
 		if why := e.reason(); why != "" && e.xch != nil {
 			res.Space.Coverage = fmt.Sprintf("exhaustive through bound %d", b-1)
-			if b == 0 {
-				res.Space.Coverage = "bound 0 not exhausted"
+			if b == first {
+				res.Space.Coverage = fmt.Sprintf("bound %d not exhausted", b)
 			}
 			res.Reason = why + ": " + res.Space.Coverage
 			if !e.xch.peerHazard {
@@ -169,7 +169,7 @@ func (e *engine) exhaustive() (*Result, error) {
 			// The state budget: a bound needs more states than it allows
 			// whichever worker claimed them, so the coverage names no
 			// subtree count (which depends on timing).
-			res.Space.Coverage = statesCoverage(b, opts.MaxStates)
+			res.Space.Coverage = statesCoverage(first, b, opts.MaxStates)
 			res.Reason = why + ": " + res.Space.Coverage
 			states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
 			break
@@ -179,7 +179,7 @@ func (e *engine) exhaustive() (*Result, error) {
 				pct = 100 * float64(ndone) / float64(nmine)
 			}
 			cov := fmt.Sprintf("bound %d: %.0f%% of frontier (%d of %d subtrees)", b, pct, ndone, nmine)
-			if b > 0 {
+			if b > first {
 				cov = fmt.Sprintf("exhaustive through bound %d; %s", b-1, cov)
 			}
 			res.Space.Coverage = cov
@@ -192,7 +192,7 @@ func (e *engine) exhaustive() (*Result, error) {
 		// ended past the state budget before a worker noticed is over
 		// budget all the same: the verdict depends on the count only.
 		if e.xch == nil && e.overStates() {
-			res.Space.Coverage = statesCoverage(b, opts.MaxStates)
+			res.Space.Coverage = statesCoverage(first, b, opts.MaxStates)
 			res.Reason = e.reason() + ": " + res.Space.Coverage
 			states, trans, runs = e.states.Load(), e.trans.Load(), e.runs.Load()
 			break

@@ -27,13 +27,13 @@ func TestSiteStopsAgree(t *testing.T) {
 		strategy string
 		steps    [2]int // without and with the lookups
 	}{
-		{"x86-fentry-loops.o", "l_classify", []int64{7, 12}, "text-poke-bp", [2]int{1395218, 663278}},
+		{"x86-fentry-loops.o", "l_classify", []int64{7, 12}, "text-poke-bp", [2]int{897087, 395860}},
 		{"x86-fentry-loops.o", "l_classify", []int64{7, 12}, "plain-write", [2]int{139, 139}},
-		{"arm-loops.o", "l_fib", []int64{6}, "jmp-over", [2]int{168550, 85542}},
+		{"arm-loops.o", "l_fib", []int64{6}, "jmp-over", [2]int{102633, 43285}},
 		{"arm-loops.o", "l_fib", []int64{6}, "nop-nop", [2]int{57, 57}},
-		{"arm64-pfe2-loops.o", "l_classify", []int64{7, 12}, "arm64-nop-bl", [2]int{1801327, 738117}},
+		{"arm64-pfe2-loops.o", "l_classify", []int64{7, 12}, "arm64-nop-bl", [2]int{1144156, 426637}},
 		{"arm64-pfe2-loops.o", "l_classify", []int64{7, 12}, "arm64-both-plain", [2]int{134, 134}},
-		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-atomic", [2]int{475035, 217443}},
+		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-atomic", [2]int{310303, 128919}},
 		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-pfe8", [2]int{63, 63}},
 	} {
 		t.Run(c.file+"/"+c.strategy, func(t *testing.T) {

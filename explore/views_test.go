@@ -67,11 +67,11 @@ func TestOlderViewsPrune(t *testing.T) {
 		states   [2]int // without and with the older views
 		pruned   int
 	}{
-		{"x86-fentry-loops.o", "l_classify", []int64{7, 12}, "text-poke-bp", [2]int{30265, 19069}, 7378},
+		{"x86-fentry-loops.o", "l_classify", []int64{7, 12}, "text-poke-bp", [2]int{19374, 12141}, 4675},
 		{"x86-fentry-loops.o", "l_classify", []int64{7, 12}, "plain-write", [2]int{0, 0}, 0},
-		{"arm-loops.o", "l_fib", []int64{6}, "jmp-over", [2]int{3456, 3456}, 0},
-		{"arm64-pfe2-loops.o", "l_classify", []int64{7, 12}, "arm64-nop-bl", [2]int{16852, 5192}, 3986},
-		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-atomic", [2]int{5020, 4292}, 624},
+		{"arm-loops.o", "l_fib", []int64{6}, "jmp-over", [2]int{2119, 2119}, 0},
+		{"arm64-pfe2-loops.o", "l_classify", []int64{7, 12}, "arm64-nop-bl", [2]int{10598, 3285}, 2562},
+		{"rv-atomic-loops.o", "l_fib", []int64{6}, "rv-atomic", [2]int{3242, 2779}, 364},
 	} {
 		t.Run(c.file+"/"+c.strategy, func(t *testing.T) {
 			sc := loopsScenario(t, c.file, c.fn, c.args, c.strategy)

@@ -166,7 +166,7 @@ func TestModularDecidesLoops(t *testing.T) {
 	for _, v := range []struct {
 		c      call
 		states int
-	}{{call{"l_classify", []int64{7, 40}}, 9260}, {call{"l_fib", []int64{10}}, 18960}} {
+	}{{call{"l_classify", []int64{7, 40}}, 5769}, {call{"l_fib", []int64{10}}, 11847}} {
 		got := objectCheck(t, "arm-loops.o", "jmp-over", v.c, explore.Options{})
 		require.Equal(t, explore.Safe, got.Verdict, got.Reason)
 		require.True(t, got.Space.Modular)
@@ -183,6 +183,49 @@ func TestModularDecidesLoops(t *testing.T) {
 		require.Equal(t, explore.Unsafe, bad.Verdict)
 		require.NotEmpty(t, bad.Space.Found, "found by the hunt, not by exhausting the lower bounds")
 	}
+}
+
+// A modular machine's search starts at the bound itself (explore's
+// firstBound): l_classify's modular check, 5,769 states at bound 2, is
+// SAFE within a budget of exactly that many (the bounds 0, 1, 2 in turn
+// took 9,260), and one state fewer leaves it INCOMPLETE claiming no bound
+// below 2, where the whole search's coverage names the bounds it
+// exhausted. Bounds 1 and 0 alone are fewer states, and the three add up
+// to the 9,260.
+func TestModularStartsAtTheBound(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("seconds of search; run without -short and -race")
+	}
+	c := call{"l_classify", []int64{7, 40}}
+	at := func(o explore.Options) *explore.Result {
+		o.Workers = 1
+		return objectCheck(t, "arm-loops.o", "jmp-over", c, o)
+	}
+	full := at(explore.Options{MaxStates: 5769})
+	require.Equal(t, explore.Safe, full.Verdict, full.Reason)
+	require.True(t, full.Space.Modular)
+	assert.Equal(t, 5769, full.States)
+	assert.Equal(t, 3, full.Space.BoundsDone, "a SAFE bound 2 covers the bounds below")
+
+	short := at(explore.Options{MaxStates: 5768})
+	require.Equal(t, explore.Incomplete, short.Verdict)
+	assert.Equal(t, 0, short.Space.BoundsDone)
+	assert.Equal(t, "thread-modular check of worker 0 of 2: bound 2 needs more than 5768 states", short.Space.Coverage)
+
+	whole := at(explore.Options{Modular: explore.ModularOff, MaxStates: 20000})
+	require.Equal(t, explore.Incomplete, whole.Verdict)
+	assert.Regexp(t, `^exhaustive through bound [01]; bound [12] needs more than 20000 states$`, whole.Space.Coverage)
+
+	var prev, sum int
+	for b, o := range []int{explore.NoPreemptions, 1, 2} {
+		r := at(explore.Options{Bound: o})
+		require.Equal(t, explore.Safe, r.Verdict, "bound %d: %s", b, r.Reason)
+		require.True(t, r.Space.Modular)
+		assert.Greater(t, r.States, prev, "bound %d", b)
+		prev, sum = r.States, sum+r.States
+	}
+	assert.Equal(t, 5769, prev)
+	assert.Equal(t, 9260, sum, "the three bounds, each alone, are what the search of them in turn took")
 }
 
 // Env cells (sched/envcells.go): l_pick stores one of two traced
@@ -205,10 +248,10 @@ func TestModularEnvCells(t *testing.T) {
 		c                      call
 		states, values, rounds int
 	}{
-		{0, pick, 8568, 2, 1}, {0, mark, 9782, 3, 2},
-		{1, pick, 71028, 2, 1}, {1, mark, 58422, 3, 2},
-		{2, pick, 18741, 2, 1}, {2, mark, 13280, 3, 2},
-		{3, pick, 33904, 2, 1}, {3, mark, 16664, 3, 2},
+		{0, pick, 5210, 2, 1}, {0, mark, 5923, 3, 2},
+		{1, pick, 45412, 2, 1}, {1, mark, 37259, 3, 2},
+		{2, pick, 11974, 2, 1}, {2, mark, 8287, 3, 2},
+		{3, pick, 24544, 2, 1}, {3, mark, 11039, 3, 2},
 	} {
 		fx := loopsFixtures[v.fx]
 		t.Run(fmt.Sprintf("%s/%v", fx.file, v.c), func(t *testing.T) {

@@ -61,7 +61,7 @@ func TestStableBytesDecide(t *testing.T) {
 	// shared data key some states exactly under the task symmetry, and
 	// which of two symmetric arrivals at a site goes on decides which of
 	// their exactly keyed successors are counted.)
-	armStates := map[string]int{"s_lazy": 14683, "s_silent": 2324, "s_early": 30484, "s_first": 120088}
+	armStates := map[string]int{"s_lazy": 14683, "s_silent": 1417, "s_early": 30484, "s_first": 120088}
 	for _, fx := range sharedFixtures {
 		for _, c := range sharedCalls {
 			w := wants[c.c.fn]

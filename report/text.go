@@ -94,8 +94,9 @@ func qualifiers(sc *explore.Scenario, res *explore.Result) string {
 }
 
 // Searched says what the search counted: branching states and steps over
-// the bounds it finished, and the distinct end states (runs that reach
-// the same end state count once) of the largest; for a hazard, that the
+// the bounds it finished (a SAFE modular check's: over its bound alone),
+// and the distinct end states (runs that reach the same end state count
+// once) of the largest; for a hazard, that the
 // bound in which it was met is not counted (where the search stopped
 // depends on timing).
 func Searched(res *explore.Result) string {
@@ -119,6 +120,10 @@ func Searched(res *explore.Result) string {
 	case res.Verdict == explore.Unsafe:
 		return fmt.Sprintf("%s, finished without a hazard: %s; bound %d stopped at the hazard (not counted)%s",
 			bounds(sp.BoundsDone), counts, sp.BoundsDone, red)
+	case res.Verdict == explore.Safe && sp.Modular && sp.BoundsDone > 1:
+		// The modular machines' searches start at the bound
+		// (explore's package doc): their counts are the bound's own.
+		return fmt.Sprintf("bound %d, which holds every run of the bounds below (the modular searches start there): %s%s", sp.BoundsDone-1, counts, red)
 	case sp.BoundsDone == 0:
 		return fmt.Sprintf("%d branching states, %d steps; no bound finished%s", res.States, res.Transitions, red)
 	case res.Verdict == explore.Incomplete:
