@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/mcountsim/mcountsim/isa/arm"
+	"github.com/mcountsim/mcountsim/isa/x86"
 	"github.com/mcountsim/mcountsim/objfile"
 )
 
@@ -371,6 +372,14 @@ func (l *linker) sites() error {
 		if !ok {
 			continue
 		}
+		if l.arch == X86 && !s.HasMethod(objfile.MethodReloc) && !s.HasMethod(objfile.MethodMloc) {
+			// x86-64 ftrace patches the __fentry__/mcount calls
+			// (__mcount_loc) only: the NOPs of -fpatchable-function-entry
+			// are CONFIG_CALL_PADDING's room for call thunks and FineIBT,
+			// and the linker script discards their table
+			// (HAVE_DYNAMIC_FTRACE_NO_PATCHABLE's PATCHABLE_DISCARDS).
+			continue
+		}
 		st, err := site(s, fn, p)
 		if err != nil {
 			return err
@@ -395,8 +404,13 @@ func (l *linker) siteX86(s objfile.Site, fn string, call uint64) (Site, error) {
 	case len(s.Bytes) == 5 && s.Bytes[0] == 0xe8:
 	case len(s.Bytes) == 6 && s.Bytes[0] == 0xff && s.Bytes[1] == 0x15:
 		// relaxed by relaxGOTCall to e8 rel32; nop
+	case bytes.Equal(s.Bytes, x86.Nop5()):
+		// The call as the kernel's build leaves it: a NOP recorded in
+		// __mcount_loc, written by gcc -mrecord-mcount -mnop-mcount or by
+		// objtool --mcount --mnop (which leaves R_X86_64_NONE), the
+		// state ftrace_init finds at boot.
 	default:
-		return Site{}, l.errorf("site at %s (%s) is not a 5-byte call", s.FunctionRef(), s.Disasm)
+		return Site{}, l.errorf("site at %s (%s) is neither a 5-byte call nor the 5-byte NOP of -mnop-mcount", s.FunctionRef(), s.Disasm)
 	}
 	return Site{Func: fn, Addr: call, Len: 5, Call: call}, nil
 }

@@ -30,6 +30,8 @@ var fixtures = []struct {
 	{"x86-fentry-fixture.o", kernel.X86, "x86"},
 	{"x86-pg-fixture.o", kernel.X86, "x86"},
 	{"x86-pic-fixture.o", kernel.X86, "x86"},
+	{"x86-kernel-fixture.o", kernel.X86, "x86"},
+	{"x86-pad-fixture.o", kernel.X86, "x86"},
 }
 
 // calls reads testdata/obj/args.txt.
@@ -193,7 +195,9 @@ func TestObjectARMFrames(t *testing.T) {
 }
 
 // TestObjectX86TornFetch is acceptance 2: plain-write tears a fetch of a
-// real site, with -mfentry and with plain -pg; text-poke-bp is safe.
+// real site, with -mfentry and with plain -pg, and with the kernel's own
+// flags (the NOP sites of -mnop-mcount, the padding of
+// CONFIG_CALL_PADDING); text-poke-bp is safe.
 func TestObjectX86TornFetch(t *testing.T) {
 	if raceEnabled {
 		t.Skip("exhaustive searches: too slow under the race detector")
@@ -201,7 +205,7 @@ func TestObjectX86TornFetch(t *testing.T) {
 	// leaf keeps both searches within a second (the hazard and the
 	// proof do not depend on the frame on x86-64).
 	args := []int64{7, 5}
-	for _, file := range []string{"x86-fentry-fixture.o", "x86-pg-fixture.o"} {
+	for _, file := range []string{"x86-fentry-fixture.o", "x86-pg-fixture.o", "x86-kernel-fixture.o", "x86-pad-fixture.o"} {
 		hz, n := check(t, file, "leaf", args, "plain-write")
 		require.NotNil(t, hz, "%s plain-write: no hazard in %d states", file, n)
 		require.Equal(t, detect.TornFetch, hz.Kind, "%s: %v", file, hz)

@@ -30,6 +30,14 @@ build arm-v7-fixture.o $ARM -fno-pie -marm -march=armv7-a -pg fixture.c
 build arm-apcs-fixture.o $ARM -fno-pie -marm -march=armv5te -pg -fno-omit-frame-pointer -mapcs-frame fixture.c
 build x86-pg-fixture.o $X86 $X86K -fno-pie -pg fixture.c
 build x86-pic-fixture.o $X86 $X86K -fPIC -pg -mfentry fixture.c
+# An x86-64 kernel's own flags (Makefile, arch/x86/Makefile): the 5-byte
+# NOPs of -mrecord-mcount -mnop-mcount in __mcount_loc for sites,
+# CONFIG_CALL_PADDING's 16 NOPs before each function (not ftrace sites:
+# HAVE_DYNAMIC_FTRACE_NO_PATCHABLE), endbr64 (CONFIG_X86_KERNEL_IBT), the
+# kernel code model, int3 after ret and jmp (CONFIG_MITIGATION_SLS); and
+# the padding with the calls kept (objtool's --mcount without --mnop).
+build x86-kernel-fixture.o $X86 $X86K -fno-pie -mcmodel=kernel -pg -mfentry -mrecord-mcount -mnop-mcount -fpatchable-function-entry=16,16 -fcf-protection=branch -mharden-sls=all -fno-jump-tables fixture.c
+build x86-pad-fixture.o $X86 $X86K -fno-pie -pg -mfentry -fpatchable-function-entry=16,16 -fcf-protection=branch fixture.c
 # Objects BuildObject must refuse, naming why.
 build arm-tls.o $ARM -fno-pie -marm -march=armv5te -pg tls.c
 build x86-fentry-tls.o $X86 $X86K -fno-pie -pg -mfentry tls.c
