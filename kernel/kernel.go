@@ -68,9 +68,13 @@ const (
 	HookPreempt   // __schedule(preempt): an involuntary context switch
 	HookIRQReturn // svc_exit: return from the interrupt, restoring the saved registers
 	HookRecursion // trace_recursion_record: a recursion the callback dropped and counted
+	// HookPanic is a kernel function that does not return but panics:
+	// __stack_chk_fail, which a function built with -fstack-protector
+	// calls when its canary was overwritten. Reaching it is a fault.
+	HookPanic
 )
 
-var hookNames = [...]string{"", "schedule", "exit", "trace", "preempt", "irq-return", "recursion"}
+var hookNames = [...]string{"", "schedule", "exit", "trace", "preempt", "irq-return", "recursion", "panic"}
 
 func (h HookKind) String() string {
 	if int(h) < len(hookNames) {
@@ -276,6 +280,9 @@ type asm struct {
 	img   *Image
 	err   error
 	fixes []func()
+	// The arch's hook encodings, kept by hooks for later ones (panic).
+	hookNop  []byte
+	hookSelf func(pc uint64) []byte
 }
 
 func (a *asm) pc() uint64 { return a.img.Base + uint64(len(a.img.Text)) }
@@ -322,6 +329,7 @@ func (a *asm) callLater(what, target string, placeholder []byte, enc func(pc, to
 // schedule, each the hook's nop then ret, and do_exit, its nop then self(pc),
 // a branch to itself at pc.
 func (a *asm) hooks(nop, ret []byte, self func(pc uint64) []byte) {
+	a.hookNop, a.hookSelf = nop, self
 	for _, h := range []struct {
 		name string
 		kind HookKind
@@ -335,6 +343,16 @@ func (a *asm) hooks(nop, ret []byte, self func(pc uint64) []byte) {
 			a.emit(ret)
 		}
 	}
+}
+
+// panicHook emits name as a HookPanic hook: the hook's nop, then a branch
+// to itself (never reached: the machine faults at the nop). hooks must
+// have run.
+func (a *asm) panicHook(name string) {
+	a.sym(name)
+	a.img.Hooks = append(a.img.Hooks, Hook{Addr: a.pc(), Kind: HookPanic})
+	a.emit(a.hookNop)
+	a.emit(a.hookSelf(a.pc()))
 }
 
 // encoded returns x, failing the build when it could not be encoded.

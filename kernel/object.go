@@ -178,7 +178,19 @@ type linker struct {
 	// relocations by address (RISC-V).
 	prologue string
 	hi20     map[uint64]objfile.Reloc
+	// kdata are the kernel's data words the object reads, by name
+	// (__stack_chk_guard), and panics whether it calls __stack_chk_fail.
+	kdata  map[string]uint64
+	panics bool
 }
+
+// The stack protector's kernel symbols (-fstack-protector with the
+// global guard: ARM's and RISC-V's default, arm64 without
+// STACKPROTECTOR_PER_TASK).
+const (
+	stackChkGuard = "__stack_chk_guard"
+	stackChkFail  = "__stack_chk_fail"
+)
 
 // builtinNames are the symbols the services define.
 var builtinNames = map[string]bool{
@@ -268,6 +280,9 @@ func (l *linker) link() (*Object, error) {
 	if l.arch == ARM64 || l.arch == RISCV64 {
 		l.services64()
 	}
+	if l.panics {
+		l.a.panicHook(stackChkFail)
+	}
 	img, err := l.a.finish()
 	if err != nil {
 		return nil, err
@@ -280,6 +295,16 @@ func (l *linker) link() (*Object, error) {
 	img.Stubs = stubs
 	sort.SliceStable(img.Sites, func(i, j int) bool { return img.Sites[i].Addr < img.Sites[j].Addr })
 	return &Object{Image: img, Return: l.ret, Stubs: stubs, Helpers: helpers}, nil
+}
+
+// undefined reports whether the object refers to name without defining it.
+func (l *linker) undefined(name string) bool {
+	for _, s := range l.f.Symbols {
+		if s.Name == name && s.Section == elf.SHN_UNDEF {
+			return true
+		}
+	}
+	return false
 }
 
 // defines reports whether the object defines a symbol named name.

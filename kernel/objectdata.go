@@ -12,6 +12,10 @@ import (
 // pageSize is the page of the data layout (sched.PageSize).
 const pageSize = 4096
 
+// stackCanary is the value of __stack_chk_guard (its low byte 0, as
+// CANARY_MASK leaves it; on ARM its low 32 bits).
+const stackCanary = 0x9e3779b97f4a7c00
+
 // dataOrder returns the indices of the allocated non-executable sections
 // to lay out as data: the writable ones in section order, then the
 // read-only ones.
@@ -102,6 +106,22 @@ func (l *linker) data() error {
 	if len(commons) > 0 {
 		img.Data = append(img.Data, Segment{Name: "COMMON", Addr: cbase, Bytes: commons})
 		next = cbase + uint64(len(commons))
+	}
+	// The kernel's stack canary, for an object built with
+	// -fstack-protector and the global guard: a word boot_init_stack_canary
+	// set once from a random value with its low byte 0 (CANARY_MASK), read
+	// only after boot (arm64's is __ro_after_init), so on a read-only page
+	// of its own. The value is fixed: the machine is deterministic.
+	if l.undefined(stackChkGuard) {
+		at := (next + pageSize - 1) &^ (pageSize - 1)
+		word := make([]byte, 8)
+		binary.LittleEndian.PutUint64(word, stackCanary)
+		if l.arch == ARM {
+			word = word[:4]
+		}
+		img.Data = append(img.Data, Segment{Name: stackChkGuard, Addr: at, Bytes: word, ReadOnly: true})
+		l.kdata = map[string]uint64{stackChkGuard: at}
+		next = at + pageSize
 	}
 	// Relocations of data sections (pointers in .data, jump tables in .rodata).
 	for _, p := range todo {

@@ -30,6 +30,9 @@ func (l *linker) symTarget(s objfile.Symbol) (string, error) {
 		return s.Name, nil
 	case builtinNames[s.Name]:
 		return s.Name, nil
+	case s.Name == stackChkFail:
+		l.panics = true
+		return s.Name, nil
 	case l.arch == ARM && IsARMHelper(s.Name), l.arch == RISCV64 && IsRISCVHelper(s.Name), l.arch == ARM64 && IsARM64Helper(s.Name),
 		l.arch == X86 && IsX86Helper(s.Name):
 		l.helpers[s.Name] = true
@@ -55,6 +58,9 @@ func (l *linker) symAddr(i int) (uint64, error) {
 	case s.Section == elf.SHN_UNDEF:
 		if i == 0 {
 			return 0, nil
+		}
+		if at, ok := l.kdata[s.Name]; ok {
+			return at, nil
 		}
 		name, err := l.symTarget(s)
 		if err != nil {

@@ -531,7 +531,7 @@ func (m *Machine) local(t int8) bool {
 	}
 	*cls = classLocal
 	switch h := m.st.hook[off]; {
-	case h == kernel.HookSchedule || h == kernel.HookExit || h == kernel.HookPreempt || h == kernel.HookIRQReturn:
+	case h == kernel.HookSchedule || h == kernel.HookExit || h == kernel.HookPreempt || h == kernel.HookIRQReturn || h == kernel.HookPanic:
 		*cls = classVisible
 	case h == kernel.HookNone:
 		n, err := m.core.decode(off+m.img.Base, m.text[off:min(off+uint64(m.shape.maxLen), uint64(len(m.text)))])
@@ -796,6 +796,16 @@ func (m *Machine) hook(c int8, t int8, h kernel.HookKind) {
 		m.event(Event{Kind: EvYield, CPU: int(c), Task: int(t), PC: pc, Text: "schedule(): voluntary switch"})
 		m.leave(c, true)
 		m.enqueue(t)
+	case kernel.HookPanic:
+		// The caller is the function holding the call's last byte: a
+		// call of a noreturn function may end its caller's code.
+		from := ""
+		if sh := &m.tasks[t].Shadow; sh.N > 0 {
+			if sym, _, ok := m.img.Lookup(sh.Frames[sh.N-1].Ret - 1); ok {
+				from = " from " + sym.Name
+			}
+		}
+		m.fault(c, t, pc, fmt.Sprintf("kernel panic: %s called%s: stack-protector: the canary of a -fstack-protector frame was overwritten", nameOr(m.img.Name(pc), fmt.Sprintf("%#x", pc)), from))
 	case kernel.HookExit:
 		m.checkExit(c, t, pc) // integrity.go
 		if m.ref != nil {

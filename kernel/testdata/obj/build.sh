@@ -144,3 +144,9 @@ build arm-deadregs.o $ARM -fno-pie -marm -march=armv5te -pg deadregs.c
 build x86-fentry-deadregs.o $X86 $X86K -fno-pie -pg -mfentry deadregs.c
 build arm64-pfe2-deadregs.o $A64 $A64K -fpatchable-function-entry=2 deadregs.c
 build rv-atomic-deadregs.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 deadregs.c
+# stackprot.c (issue 21): -fstack-protector-strong with the kernel's global
+# guard, __stack_chk_guard, and __stack_chk_fail's panic.
+build arm-stackprot.o $ARM -fno-pie -marm -march=armv5te -pg -fstack-protector-strong stackprot.c
+build x86-fentry-stackprot.o $X86 $X86K -fno-pie -pg -mfentry -fstack-protector-strong -mstack-protector-guard=global stackprot.c
+build arm64-pfe2-stackprot.o $A64 $A64K -fpatchable-function-entry=2 -fstack-protector-strong -mstack-protector-guard=global stackprot.c
+build rv-atomic-stackprot.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 -fstack-protector-strong -mstack-protector-guard=global stackprot.c
