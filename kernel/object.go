@@ -96,7 +96,10 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	are Object.Stubs and Image.Stubs, so that a result can say "foo is a
 //	stub returning 0"; an undefined weak symbol is no stub: its address is
 //	0, as a static link (the kernel's) makes it, so that code testing an
-//	optional hook for NULL takes the branch it takes natively
+//	optional hook for NULL takes the branch it takes natively; nor are the
+//	stack protector's symbols (-fstack-protector with the global guard):
+//	__stack_chk_fail is a HookPanic hook (reaching it is a fault) and
+//	__stack_chk_guard a canary word on a read-only data page
 //
 // Data sections (.data, .bss, .rodata, ...) and a GOT for the GOT
 // relocations (x86-64's GOTPCREL; arm64's ADR_GOT_PAGE and
