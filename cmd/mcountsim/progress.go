@@ -36,8 +36,10 @@ func newProgressPrinter(w io.Writer, tty bool) *progressPrinter {
 func (p *progressPrinter) print(pr explore.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// A report whose counts went down comes from another search (each
+	// thread-modular machine counts from 0): no rate across the two.
 	rate, steps := 0.0, 0.0
-	if dt := (pr.Elapsed - p.last.Elapsed).Seconds(); dt > 0 {
+	if dt := (pr.Elapsed - p.last.Elapsed).Seconds(); dt > 0 && pr.States >= p.last.States && pr.Transitions >= p.last.Transitions {
 		rate = float64(pr.States-p.last.States) / dt
 		steps = float64(pr.Transitions-p.last.Transitions) / dt
 	}
