@@ -83,6 +83,9 @@ var corpusSets = []corpusSet{
 	{"arm-Os", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-Os"), "jmp-over", "nop-nop"},
 	{"arm-apcs", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-fno-omit-frame-pointer", "-mapcs-frame"), "jmp-over", "nop-nop"},
 	{"arm-v7", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-march=armv7-a"), "jmp-over", "nop-nop"},
+	// CONFIG_STACKPROTECTOR_STRONG with the global guard, __stack_chk_guard
+	// (ARM's and RISC-V's kernels; arm64's without STACKPROTECTOR_PER_TASK).
+	{"arm-O2-ssp", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-fstack-protector-strong"), "jmp-over", "nop-nop"},
 	{"x86-O1-fentry", kernel.X86, "gcc", with(x86Flags, "-O1", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
 	{"x86-O2-fentry", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
 	{"x86-Os-fentry", kernel.X86, "gcc", with(x86Flags, "-Os", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
@@ -94,6 +97,7 @@ var corpusSets = []corpusSet{
 	{"a64-O1-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O1", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-Os-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-Os", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
+	{"a64-O2-ssp", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2", "-fstack-protector-strong", "-mstack-protector-guard=global"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-pg", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-pg"), "arm64-mcount", ""},
 	// CONFIG_ARM64_BTI_KERNEL's branch protection (bti c before the entry
 	// NOPs), with and without CALL_OPS.
@@ -102,6 +106,7 @@ var corpusSets = []corpusSet{
 	{"rv-O1-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O1", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-O2-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-Os-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-Os", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
+	{"rv-O2-ssp", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4", "-fstack-protector-strong", "-mstack-protector-guard=global"), "rv-atomic", ""},
 	{"rv-O2-pfe8", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=4"), "", "rv-pfe8"},
 }
 
