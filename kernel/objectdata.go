@@ -16,6 +16,45 @@ const pageSize = 4096
 // CANARY_MASK leaves it; on ARM its low 32 bits).
 const stackCanary = 0x9e3779b97f4a7c00
 
+// currentSize is the size of the task_struct stand-in at Image.Current.
+const currentSize = 2 * pageSize
+
+// readsCurrent reports whether the object's code reads the current task
+// pointer: an A64 mrs of sp_el0, or a RISC-V load based on tp (x4; no
+// compressed load can name it).
+func (l *linker) readsCurrent() bool {
+	for _, s := range l.f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Data == nil {
+			continue
+		}
+		d := s.Data
+		switch l.arch {
+		case ARM64:
+			for i := 0; i+4 <= len(d); i += 4 {
+				if binary.LittleEndian.Uint32(d[i:])&0xffffffe0 == 0xd5384100 {
+					return true
+				}
+			}
+		case RISCV64:
+			for i := 0; i+2 <= len(d); {
+				if d[i]&3 != 3 {
+					i += 2
+					continue
+				}
+				if i+4 > len(d) {
+					break
+				}
+				w := binary.LittleEndian.Uint32(d[i:])
+				if w&0x7f == 0x03 && w>>15&0x1f == 4 { // LOAD, rs1 = tp
+					return true
+				}
+				i += 4
+			}
+		}
+	}
+	return false
+}
+
 // dataOrder returns the indices of the allocated non-executable sections
 // to lay out as data: the writable ones in section order, then the
 // read-only ones.
@@ -122,6 +161,20 @@ func (l *linker) data() error {
 		img.Data = append(img.Data, Segment{Name: stackChkGuard, Addr: at, Bytes: word, ReadOnly: true})
 		l.kdata = map[string]uint64{stackChkGuard: at}
 		next = at + pageSize
+	}
+	// The per-task canary: arm64 kernels keep current in sp_el0 and
+	// RISC-V ones in tp, and -mstack-protector-guard=sysreg/tls loads the
+	// canary at an offset from it (TSK_STACK_CANARY, up to a few KiB into
+	// task_struct). Two read-only pages of canary words stand for it.
+	if l.readsCurrent() {
+		at := (next + pageSize - 1) &^ (pageSize - 1)
+		page := make([]byte, currentSize)
+		for i := 0; i < len(page); i += 8 {
+			binary.LittleEndian.PutUint64(page[i:], stackCanary)
+		}
+		img.Data = append(img.Data, Segment{Name: "current", Addr: at, Bytes: page, ReadOnly: true})
+		img.Current = at
+		next = at + currentSize
 	}
 	// Relocations of data sections (pointers in .data, jump tables in .rodata).
 	for _, p := range todo {

@@ -10,13 +10,15 @@ import (
 )
 
 // TestStackProtector (issue 21): stackprot.c built with
-// -fstack-protector-strong and the global guard on the four ISAs. The
+// -fstack-protector-strong, with the global guard on the four ISAs and
+// with the per-task guards of arm64 (sp_el0) and RISC-V (tp) kernels. The
 // canary is the kernel's own __stack_chk_guard word, on a read-only page
-// (not a stub: the object's loads read a value), and __stack_chk_fail is
-// the kernel's panic: guarded(16, v) returns its value with every site
-// disabled and enabled; guarded(17, v) overruns its array into the
-// canary and faults in __stack_chk_fail, naming the function whose
-// check failed.
+// (not a stub: the object's loads read a value), or a word of the
+// read-only task_struct stand-in sp_el0 and tp point to (Image.Current);
+// __stack_chk_fail is the kernel's panic: guarded(16, v) returns its
+// value with every site disabled and enabled; guarded(17, v) overruns its
+// array into the canary and faults in __stack_chk_fail, naming the
+// function whose check failed.
 func TestStackProtector(t *testing.T) {
 	want := func(n, v int32) int32 {
 		s := n
@@ -25,25 +27,42 @@ func TestStackProtector(t *testing.T) {
 		}
 		return s
 	}
-	for _, fx := range []struct{ file, strategy string }{
-		{"arm-stackprot.o", "jmp-over"},
-		{"x86-fentry-stackprot.o", "text-poke-bp"},
-		{"arm64-pfe2-stackprot.o", "arm64-nop-bl"},
-		{"rv-atomic-stackprot.o", "rv-atomic"},
+	for _, fx := range []struct {
+		file, strategy string
+		perTask        bool
+	}{
+		{"arm-stackprot.o", "jmp-over", false},
+		{"x86-fentry-stackprot.o", "text-poke-bp", false},
+		{"arm64-pfe2-stackprot.o", "arm64-nop-bl", false},
+		{"rv-atomic-stackprot.o", "rv-atomic", false},
+		{"arm64-pfe2-stackprot-task.o", "arm64-nop-bl", true},
+		{"rv-atomic-stackprot-task.o", "rv-atomic", true},
 	} {
 		o, err := kernel.LoadObject(filepath.Join(objDir, fx.file), kernel.ObjectConfig{Function: "guarded", Args: []int64{16, 3}})
 		require.NoError(t, err, fx.file)
 		require.Empty(t, o.Stubs, fx.file)
-		var guard *kernel.Segment
+		seg := map[string]*kernel.Segment{}
 		for i, s := range o.Image.Data {
-			if s.Name == "__stack_chk_guard" {
-				guard = &o.Image.Data[i]
-			}
+			seg[s.Name] = &o.Image.Data[i]
 		}
+		name := "__stack_chk_guard"
+		if fx.perTask {
+			name = "current"
+			require.NotNil(t, seg[name], fx.file)
+			require.Equal(t, seg[name].Addr, o.Image.Current, fx.file)
+			require.Nil(t, seg["__stack_chk_guard"], fx.file)
+		} else {
+			require.Zero(t, o.Image.Current, "%s: reads no current pointer", fx.file)
+			require.Nil(t, seg["current"], fx.file)
+		}
+		guard := seg[name]
 		require.NotNil(t, guard, "%s: no canary word", fx.file)
 		require.True(t, guard.ReadOnly, fx.file)
 		require.Zero(t, guard.Addr%4096, "%s: the canary's page is its own", fx.file)
 		require.Zero(t, guard.Bytes[0], "%s: the canary's low byte is 0 (CANARY_MASK)", fx.file)
+		if fx.perTask {
+			require.Equal(t, guard.Bytes[:8], guard.Bytes[1400:1408], "%s: the canary at the object's offset", fx.file)
+		}
 		fail, ok := o.Image.Symbol("__stack_chk_fail")
 		require.True(t, ok, fx.file)
 

@@ -119,6 +119,7 @@ var classOps = [nXops][]arm64asm.Op{
 	xLoadEx:    {arm64asm.LDXR, arm64asm.LDXRB, arm64asm.LDXRH, arm64asm.LDAXR, arm64asm.LDAXRB, arm64asm.LDAXRH},
 	xStoreEx:   {arm64asm.STXR, arm64asm.STXRB, arm64asm.STXRH, arm64asm.STLXR, arm64asm.STLXRB, arm64asm.STLXRH},
 	xClrex:     {arm64asm.CLREX},
+	xMrsSPEL0:  {arm64asm.MRS},
 }
 
 func opIn(op arm64asm.Op, ops []arm64asm.Op) bool {
@@ -365,6 +366,9 @@ func branchSys(inst *Inst, w uint32) bool {
 		// Without FEAT_PAuth and FEAT_BTI (the CPU modelled) every other
 		// hint, PACIASP and BTI included, executes as a NOP.
 		inst.x = xNop
+		return true
+	case w&0xffffffe0 == 0xd5384100: // MRS Xt, SP_EL0 (C6.2.194; op0 3, op1 0, CRn 4, CRm 1, op2 0)
+		inst.rd, inst.x = gp(w, 0), xMrsSPEL0
 		return true
 	case w&0xfffff01f == 0xd503301f: // barriers, C6.2.78 DMB, C6.2.80 DSB, C6.2.114 ISB
 		switch bitsAt(w, 5, 3) {

@@ -144,6 +144,7 @@ const (
 	xLoadEx
 	xStoreEx
 	xClrex
+	xMrsSPEL0 // MRS Xt, SP_EL0: the kernel's current task pointer
 	nXops
 )
 

@@ -13,6 +13,10 @@ type Regs struct {
 	SP         uint64
 	PC         uint64
 	N, Z, C, V bool
+	// SPEL0 is SP_EL0 as an arm64 Linux kernel at EL1 keeps it: the
+	// current task's task_struct (asm/current.h), read by MRS alone (the
+	// per-task stack canary of -mstack-protector-guard=sysreg).
+	SPEL0 uint64
 }
 
 // Passed reports whether condition c (the 4-bit field of B.cond, CSEL,
@@ -111,6 +115,8 @@ func exec(inst *Resolved, r *Regs, bus isa.Bus, pc uint64) (isa.Flow, error) {
 	case xNop, xBarrier:
 	case xBrk:
 		return isa.FlowNext, isa.ErrBreakpoint
+	case xMrsSPEL0:
+		r.set(inst.rd, r.SPEL0)
 	case xAdr:
 		r.set(inst.rd, pc+inst.imm)
 	case xAdrp:

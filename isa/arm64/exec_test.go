@@ -311,3 +311,35 @@ func TestRandomWordsForms(t *testing.T) {
 	}
 	t.Logf("%d of %d implemented forms seen in random words", len(seen), len(impl))
 }
+
+// TestMrsSPEL0: MRS Xt, SP_EL0 reads the kernel's current task pointer
+// (Regs.SPEL0), the base of -mstack-protector-guard=sysreg's canary; to
+// xzr it writes nothing. Other system registers stay unsupported.
+func TestMrsSPEL0(t *testing.T) {
+	for _, c := range []struct {
+		w      uint32
+		rt     int
+		disasm string
+	}{{0xd5384102, 2, "mrs x2, s3_0_c4_c1_0"}, {0xd538411f, 31, ""}} {
+		inst, err := Decode(tpc, c.w)
+		require.NoError(t, err)
+		require.True(t, inst.Supported(), "%#x", c.w)
+		if c.disasm != "" {
+			assert.Equal(t, c.disasm, DisasmWord(tpc, c.w))
+		}
+		r := Regs{PC: tpc, SP: 0x1000, SPEL0: 0x7f0000}
+		_, err = Exec(&inst, &r, nil)
+		require.NoError(t, err)
+		assert.Equal(t, uint64(tpc+4), r.PC)
+		assert.Equal(t, uint64(0x1000), r.SP)
+		if c.rt < 31 {
+			assert.Equal(t, uint64(0x7f0000), r.X[c.rt])
+		} else {
+			assert.Equal(t, [31]uint64{}, r.X)
+		}
+	}
+	inst, err := Decode(tpc, 0xd53b4200) // mrs x0, nzcv
+	if err == nil {
+		assert.False(t, inst.Supported())
+	}
+}

@@ -150,3 +150,7 @@ build arm-stackprot.o $ARM -fno-pie -marm -march=armv5te -pg -fstack-protector-s
 build x86-fentry-stackprot.o $X86 $X86K -fno-pie -pg -mfentry -fstack-protector-strong -mstack-protector-guard=global stackprot.c
 build arm64-pfe2-stackprot.o $A64 $A64K -fpatchable-function-entry=2 -fstack-protector-strong -mstack-protector-guard=global stackprot.c
 build rv-atomic-stackprot.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 -fstack-protector-strong -mstack-protector-guard=global stackprot.c
+# The per-task guards of arm64 and RISC-V kernels (STACKPROTECTOR_PER_TASK):
+# the canary at an offset from current, in sp_el0 and in tp.
+build arm64-pfe2-stackprot-task.o $A64 $A64K -fpatchable-function-entry=2 -fstack-protector-strong -mstack-protector-guard=sysreg -mstack-protector-guard-reg=sp_el0 -mstack-protector-guard-offset=1400 stackprot.c
+build rv-atomic-stackprot-task.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 -fstack-protector-strong -mstack-protector-guard=tls -mstack-protector-guard-reg=tp -mstack-protector-guard-offset=1400 stackprot.c
