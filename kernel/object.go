@@ -193,6 +193,9 @@ type linker struct {
 const (
 	stackChkGuard = "__stack_chk_guard"
 	stackChkFail  = "__stack_chk_fail"
+	// refStackChkGuard is x86-64's per-CPU canary, read through gs
+	// (-mstack-protector-guard-symbol=__ref_stack_chk_guard).
+	refStackChkGuard = "__ref_stack_chk_guard"
 )
 
 // builtinNames are the symbols the services define.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcountsim/mcountsim/objfile"
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // pageSize is the page of the data layout (sched.PageSize).
@@ -20,8 +21,9 @@ const stackCanary = 0x9e3779b97f4a7c00
 const currentSize = 2 * pageSize
 
 // readsCurrent reports whether the object's code reads the current task
-// pointer: an A64 mrs of sp_el0, or a RISC-V load based on tp (x4; no
-// compressed load can name it).
+// pointer: an A64 mrs of sp_el0, a RISC-V load based on tp (x4; no
+// compressed load can name it), or an x86-64 operand with a gs override
+// (the per-CPU area, whose canary is the current task's).
 func (l *linker) readsCurrent() bool {
 	for _, s := range l.f.Sections {
 		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Data == nil {
@@ -29,6 +31,20 @@ func (l *linker) readsCurrent() bool {
 		}
 		d := s.Data
 		switch l.arch {
+		case X86:
+			for i := 0; i < len(d); {
+				inst, err := x86asm.Decode(d[i:], 64)
+				if err != nil {
+					i++
+					continue
+				}
+				for _, a := range inst.Args {
+					if m, ok := a.(x86asm.Mem); ok && m.Segment == x86asm.GS {
+						return true
+					}
+				}
+				i += inst.Len
+			}
 		case ARM64:
 			for i := 0; i+4 <= len(d); i += 4 {
 				if binary.LittleEndian.Uint32(d[i:])&0xffffffe0 == 0xd5384100 {
@@ -165,7 +181,10 @@ func (l *linker) data() error {
 	// The per-task canary: arm64 kernels keep current in sp_el0 and
 	// RISC-V ones in tp, and -mstack-protector-guard=sysreg/tls loads the
 	// canary at an offset from it (TSK_STACK_CANARY, up to a few KiB into
-	// task_struct). Two read-only pages of canary words stand for it.
+	// task_struct); x86-64 ones load this CPU's copy of it through gs
+	// (%gs:40, gcc's default for -mcmodel=kernel, or
+	// %gs:__ref_stack_chk_guard, a per-CPU symbol at offset 0 of the
+	// area here). Two read-only pages of canary words stand for both.
 	if l.readsCurrent() {
 		at := (next + pageSize - 1) &^ (pageSize - 1)
 		page := make([]byte, currentSize)
@@ -175,6 +194,12 @@ func (l *linker) data() error {
 		img.Data = append(img.Data, Segment{Name: "current", Addr: at, Bytes: page, ReadOnly: true})
 		img.Current = at
 		next = at + currentSize
+		if l.arch == X86 {
+			if l.kdata == nil {
+				l.kdata = map[string]uint64{}
+			}
+			l.kdata[refStackChkGuard] = 0
+		}
 	}
 	// Relocations of data sections (pointers in .data, jump tables in .rodata).
 	for _, p := range todo {

@@ -11,10 +11,11 @@ import (
 
 // TestStackProtector (issue 21): stackprot.c built with
 // -fstack-protector-strong, with the global guard on the four ISAs and
-// with the per-task guards of arm64 (sp_el0) and RISC-V (tp) kernels. The
-// canary is the kernel's own __stack_chk_guard word, on a read-only page
+// with the per-task guards of arm64 (sp_el0), RISC-V (tp) and x86-64 (gs)
+// kernels. The canary is the kernel's own __stack_chk_guard word, on a read-only page
 // (not a stub: the object's loads read a value), or a word of the
-// read-only task_struct stand-in sp_el0 and tp point to (Image.Current);
+// read-only task_struct stand-in sp_el0 and tp point to, and x86-64's gs
+// base (Image.Current: %gs:40, %gs:__ref_stack_chk_guard);
 // __stack_chk_fail is the kernel's panic: guarded(16, v) returns its
 // value with every site disabled and enabled; guarded(17, v) overruns its
 // array into the canary and faults in __stack_chk_fail, naming the
@@ -37,6 +38,8 @@ func TestStackProtector(t *testing.T) {
 		{"rv-atomic-stackprot.o", "rv-atomic", false},
 		{"arm64-pfe2-stackprot-task.o", "arm64-nop-bl", true},
 		{"rv-atomic-stackprot-task.o", "rv-atomic", true},
+		{"x86-fentry-stackprot-gs.o", "text-poke-bp", true},
+		{"x86-fentry-stackprot-sym.o", "text-poke-bp", true},
 	} {
 		o, err := kernel.LoadObject(filepath.Join(objDir, fx.file), kernel.ObjectConfig{Function: "guarded", Args: []int64{16, 3}})
 		require.NoError(t, err, fx.file)

@@ -20,7 +20,8 @@ type x86Core struct {
 	// The plain decodings are x86.Resolved, without x86asm's view.
 	coreBase[*x86.Cache, x86.Resolved, x86.Regs]
 
-	cur *x86.Inst
+	cur    *x86.Inst
+	gsBase uint64 // every task's gs base: Image.Current (the per-CPU canary)
 	// trapped holds the int3 handler's decodings of the new bytes of the
 	// program's stores, by store (shared by clones, as st is: the
 	// program is theirs too).
@@ -35,7 +36,7 @@ type trapDecoding struct {
 
 func newX86Core(img *kernel.Image) *x86Core {
 	return &x86Core{coreBase: newCoreBase(x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align, x86.Run, x86Regs),
-		trapped: map[*Store]*trapDecoding{}}
+		trapped: map[*Store]*trapDecoding{}, gsBase: img.Current}
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
@@ -43,6 +44,7 @@ func (k *x86Core) reset(t int8, entry, sp uint64) {
 	k.regs[t] = x86.Regs{}
 	k.regs[t].RIP = entry
 	k.regs[t].R[x86.RSP] = sp
+	k.regs[t].GSBase = k.gsBase
 }
 
 func (k *x86Core) pc(t int8) uint64        { return k.regs[t].RIP }

@@ -11,7 +11,8 @@ import (
 
 var (
 	errTruncated   = isa.Detail("truncated at the end of the bytes available", isa.ErrUndecodable)
-	errSegment     = isa.Detail("fs/gs segment override", isa.ErrUnsupported)
+	errSegment     = isa.Detail("fs segment override", isa.ErrUnsupported)
+	errGSString    = isa.Detail("gs segment override of a string instruction", isa.ErrUnsupported)
 	errAddrSize    = isa.Detail("32-bit address size", isa.ErrUnsupported)
 	errDataSize16  = isa.Detail("16-bit operand size for a stack or branch instruction", isa.ErrUnsupported)
 	errOperandForm = isa.Detail("operand form", isa.ErrUnsupported)
@@ -45,6 +46,7 @@ type operand struct {
 	index uint8 // memory: index register or noBase
 	scale uint8
 	val   int64 // memory: the displacement; immediate: the value, sign-extended as x86asm reports it
+	gs    bool  // memory: a gs override (Regs.GSBase is added)
 }
 
 // Inst is one decoded instruction, with its operands resolved for the
@@ -308,6 +310,8 @@ func memOperand(m x86asm.Mem, size int) (operand, error) {
 	o := operand{kind: kindMem, size: uint8(size), base: noBase, index: noBase, scale: m.Scale, val: m.Disp}
 	switch m.Segment {
 	case 0, x86asm.CS, x86asm.DS, x86asm.ES, x86asm.SS: // ignored in 64-bit mode
+	case x86asm.GS: // the kernel's per-CPU base (Regs.GSBase)
+		o.gs = true
 	default:
 		return operand{}, errSegment
 	}
@@ -534,7 +538,7 @@ func StackOrLiteral(inst *Inst) bool {
 		return false
 	}
 	for _, o := range [...]*operand{&inst.dst, &inst.src} {
-		if o.kind == kindMem && !(o.base == uint8(RSP) && o.index == noBase || o.base == ripBase) {
+		if o.kind == kindMem && (o.gs || !(o.base == uint8(RSP) && o.index == noBase || o.base == ripBase)) {
 			return false
 		}
 	}
@@ -548,7 +552,7 @@ func RIPRelative(inst *Inst) bool {
 		return false
 	}
 	for _, o := range [...]*operand{&inst.dst, &inst.src} {
-		if o.kind == kindMem && o.base == ripBase {
+		if o.kind == kindMem && o.base == ripBase && !o.gs {
 			return true
 		}
 	}

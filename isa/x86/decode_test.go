@@ -90,7 +90,7 @@ func TestUnsupported(t *testing.T) {
 		{"f2 a4", "repn movsb %ds:(%rsi),%es:(%rdi)"},
 		{"64 48 a5", "movsq %fs:(%rsi),%es:(%rdi)"},
 		{"cd 03", "int $0x3"},
-		{"65 48 8b 04 25 28 00 00 00", "mov %gs:0x28,%rax"},
+		{"64 48 8b 04 25 28 00 00 00", "mov %fs:0x28,%rax"}, // gs is the kernel's per-CPU base (TestGSOperands)
 		{"67 8b 00", "mov (%eax),%eax"},
 		{"66 c3", "retw"},
 		{"66 50", "push %ax"},

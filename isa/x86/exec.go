@@ -15,6 +15,12 @@ type Regs struct {
 	RIP uint64
 
 	CF, PF, AF, ZF, SF, OF bool
+
+	// GSBase is IA32_GS_BASE as an x86-64 kernel keeps it: the CPU's
+	// per-CPU area, which a gs-prefixed operand adds to its address (the
+	// stack canary of -mstack-protector-guard-reg=gs, %gs:40 or
+	// %gs:__ref_stack_chk_guard(%rip)).
+	GSBase uint64
 }
 
 // RFLAGS bit positions of the status flags.
@@ -163,6 +169,9 @@ func (r *Regs) addr(o *operand, next uint64) uint64 {
 	}
 	if o.index != noBase {
 		a += r.R[o.index] * uint64(o.scale)
+	}
+	if o.gs {
+		a += r.GSBase
 	}
 	return a
 }

@@ -3,6 +3,7 @@ package x86
 import (
 	"testing"
 
+	"github.com/mcountsim/mcountsim/isa"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,5 +33,55 @@ func TestMemAddr(t *testing.T) {
 		addr, size, store, ok := MemAddr(&inst, &r)
 		require.Equal(t, c.ok, ok, c.asm)
 		require.Equal(t, [3]any{c.addr, c.size, c.store}, [3]any{addr, size, store}, c.asm)
+	}
+}
+
+// TestGSOperands: a gs override adds Regs.GSBase (the kernel's per-CPU
+// area: the stack canary at %gs:40 or %gs:sym(%rip)), is neither a stack
+// access nor a literal, and runs; fs, and gs on a string instruction,
+// stay unsupported.
+func TestGSOperands(t *testing.T) {
+	r := Regs{GSBase: 0x7000, RIP: 0x400000}
+	r.R[RSP] = 0x100100
+	for _, c := range []struct {
+		hex  []byte
+		asm  string
+		addr uint64
+	}{
+		{[]byte{0x65, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00}, "mov %gs:0x28,%rax", 0x7028},
+		{[]byte{0x65, 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00}, "mov %gs:0x100(%rip),%rax", 0x7000 + 0x400008 + 0x100},
+		{[]byte{0x65, 0x48, 0x2b, 0x14, 0x24}, "sub %gs:(%rsp),%rdx", 0x7000 + 0x100100},
+	} {
+		inst, err := Decode(0x400000, c.hex)
+		require.NoError(t, err, c.asm)
+		addr, size, store, ok := MemAddr(&inst, &r)
+		require.True(t, ok, c.asm)
+		require.Equal(t, [3]any{c.addr, 8, false}, [3]any{addr, size, store}, c.asm)
+		require.False(t, StackOrLiteral(&inst), c.asm)
+		require.False(t, RIPRelative(&inst), c.asm)
+		bus := newTestBus(c.addr, 8)
+		for i := range bus.mem {
+			bus.mem[i] = byte(0x10 + i)
+		}
+		rr := r
+		_, err = Exec(&inst, &rr, bus)
+		require.NoError(t, err, c.asm)
+		want := uint64(0x1716151413121110)
+		if c.asm[:3] == "sub" {
+			want = -want
+		}
+		reg := RAX
+		if c.asm[:3] == "sub" {
+			reg = RDX
+		}
+		require.Equal(t, want, rr.R[reg], c.asm)
+	}
+	for _, hex := range [][]byte{{0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00}, {0x65, 0xa4}} {
+		inst, err := Decode(0x400000, hex)
+		if err == nil {
+			var rr Regs
+			_, err = Exec(&inst, &rr, newTestBus(0, 0x100))
+		}
+		require.ErrorIs(t, err, isa.ErrUnsupported, "% x", hex)
 	}
 }

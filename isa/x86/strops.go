@@ -109,6 +109,9 @@ func compileMore(inst *Inst, size *int) (ok bool, err error) {
 			if err != nil {
 				return true, err
 			}
+			if o.gs {
+				return true, errGSString
+			}
 			if o.base == uint8(RSI) {
 				inst.src = o
 			} else {

@@ -75,7 +75,7 @@ func TestStropsRefused(t *testing.T) {
 	for _, c := range []struct{ code, want string }{
 		{"fd", "pc 0x1000: fd (std): std: the direction flag is modelled clear: unsupported instruction"},
 		{"f2 a4", "pc 0x1000: f2 a4 (repn movsb %ds:(%rsi),%es:(%rdi)): repne on a string instruction that does not compare: unsupported instruction"},
-		{"64 a4", "pc 0x1000: 64 a4 (movsb %fs:(%rsi),%es:(%rdi)): fs/gs segment override: unsupported instruction"},
+		{"64 a4", "pc 0x1000: 64 a4 (movsb %fs:(%rsi),%es:(%rdi)): fs segment override: unsupported instruction"},
 		{"67 f3 aa", "pc 0x1000: 67 f3 aa (rep stos %al,%es:(%edi)): 32-bit address size: unsupported instruction"},
 	} {
 		inst, err := Decode(testPC, unhex(c.code))

@@ -154,3 +154,7 @@ build rv-atomic-stackprot.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,
 # the canary at an offset from current, in sp_el0 and in tp.
 build arm64-pfe2-stackprot-task.o $A64 $A64K -fpatchable-function-entry=2 -fstack-protector-strong -mstack-protector-guard=sysreg -mstack-protector-guard-reg=sp_el0 -mstack-protector-guard-offset=1400 stackprot.c
 build rv-atomic-stackprot-task.o $RV $RVK -march=rv64gc -fpatchable-function-entry=8,4 -falign-functions=4 -fstack-protector-strong -mstack-protector-guard=tls -mstack-protector-guard-reg=tp -mstack-protector-guard-offset=1400 stackprot.c
+# x86-64's per-CPU canary through gs: %gs:40 (gcc's default for
+# -mcmodel=kernel) and %gs:__ref_stack_chk_guard(%rip).
+build x86-fentry-stackprot-gs.o $X86 $X86K -fno-pie -mcmodel=kernel -pg -mfentry -fstack-protector-strong stackprot.c
+build x86-fentry-stackprot-sym.o $X86 $X86K -fno-pie -mcmodel=kernel -pg -mfentry -fstack-protector-strong -mstack-protector-guard-reg=gs -mstack-protector-guard-symbol=__ref_stack_chk_guard stackprot.c
