@@ -97,9 +97,12 @@ func BuildObject(raw []byte, cfg ObjectConfig) (*Image, error) {
 //	stub returning 0"; an undefined weak symbol is no stub: its address is
 //	0, as a static link (the kernel's) makes it, so that code testing an
 //	optional hook for NULL takes the branch it takes natively; nor are the
-//	stack protector's symbols (-fstack-protector with the global guard):
-//	__stack_chk_fail is a HookPanic hook (reaching it is a fault) and
-//	__stack_chk_guard a canary word on a read-only data page
+//	stack protector's symbols (-fstack-protector): __stack_chk_fail is a
+//	HookPanic hook (reaching it is a fault), __stack_chk_guard a canary
+//	word on a read-only data page, and an object that reads the current
+//	task pointer (arm64 sp_el0, RISC-V tp, an x86-64 gs operand) gets
+//	Image.Current, a read-only page of canary words, where
+//	__ref_stack_chk_guard is at offset 0
 //
 // Data sections (.data, .bss, .rodata, ...) and a GOT for the GOT
 // relocations (x86-64's GOTPCREL; arm64's ADR_GOT_PAGE and

@@ -52,8 +52,10 @@
 // that does not fit, is an *isa.Fault wrapping ErrDivide (#DE), with the
 // registers left as they were. Anything else (SSE and x87 among them,
 // refused by name), a 16-bit operand
-// size on a stack or branch instruction, a 32-bit address size, or an FS/GS
-// segment, is an *isa.Fault wrapping isa.ErrUnsupported when executed.
+// size on a stack or branch instruction, a 32-bit address size, an FS
+// segment or a GS one on a string instruction, is an *isa.Fault wrapping
+// isa.ErrUnsupported when executed. A GS segment adds Regs.GSBase (the
+// kernel's per-CPU base) to the operand's address.
 //
 // x86asm quirks this package works around (v0.33.0): ENDBR64 is not known;
 // the reserved-NOP opcodes 0F 19–0F 1E and 0F 1F with a nonzero reg field
