@@ -83,12 +83,15 @@ var corpusSets = []corpusSet{
 	{"arm-Os", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-Os"), "jmp-over", "nop-nop"},
 	{"arm-apcs", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-fno-omit-frame-pointer", "-mapcs-frame"), "jmp-over", "nop-nop"},
 	{"arm-v7", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-march=armv7-a"), "jmp-over", "nop-nop"},
-	// CONFIG_STACKPROTECTOR_STRONG with the global guard, __stack_chk_guard
-	// (ARM's and RISC-V's kernels; arm64's without STACKPROTECTOR_PER_TASK).
+	// CONFIG_STACKPROTECTOR_STRONG as each kernel builds it: ARM's global
+	// __stack_chk_guard; x86-64's per-CPU canary through gs (gcc's default
+	// guard for -mcmodel=kernel, %gs:40); arm64's and RISC-V's per task
+	// (STACKPROTECTOR_PER_TASK: sp_el0, tp).
 	{"arm-O2-ssp", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-fstack-protector-strong"), "jmp-over", "nop-nop"},
 	{"x86-O1-fentry", kernel.X86, "gcc", with(x86Flags, "-O1", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
 	{"x86-O2-fentry", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
 	{"x86-Os-fentry", kernel.X86, "gcc", with(x86Flags, "-Os", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
+	{"x86-O2-ssp", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg", "-mfentry", "-mcmodel=kernel", "-fstack-protector-strong"), "text-poke-bp", "plain-write"},
 	{"x86-O1-pg", kernel.X86, "gcc", with(x86Flags, "-O1", "-pg"), "text-poke-bp", "plain-write"},
 	{"x86-O2-pg", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg"), "text-poke-bp", "plain-write"},
 	{"x86-Os-pg", kernel.X86, "gcc", with(x86Flags, "-Os", "-pg"), "text-poke-bp", "plain-write"},
@@ -97,7 +100,7 @@ var corpusSets = []corpusSet{
 	{"a64-O1-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O1", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-Os-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-Os", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
-	{"a64-O2-ssp", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2", "-fstack-protector-strong", "-mstack-protector-guard=global"), "arm64-nop-bl", "arm64-both-sm"},
+	{"a64-O2-ssp", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2", "-fstack-protector-strong", "-mstack-protector-guard=sysreg", "-mstack-protector-guard-reg=sp_el0", "-mstack-protector-guard-offset=1400"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-pg", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-pg"), "arm64-mcount", ""},
 	// CONFIG_ARM64_BTI_KERNEL's branch protection (bti c before the entry
 	// NOPs), with and without CALL_OPS.
@@ -106,7 +109,7 @@ var corpusSets = []corpusSet{
 	{"rv-O1-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O1", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-O2-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-Os-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-Os", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
-	{"rv-O2-ssp", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4", "-fstack-protector-strong", "-mstack-protector-guard=global"), "rv-atomic", ""},
+	{"rv-O2-ssp", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4", "-fstack-protector-strong", "-mstack-protector-guard=tls", "-mstack-protector-guard-reg=tp", "-mstack-protector-guard-offset=1400"), "rv-atomic", ""},
 	{"rv-O2-pfe8", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=4"), "", "rv-pfe8"},
 }
 
@@ -194,10 +197,35 @@ func corpusTools(set corpusSet) error {
 
 // corpusHarness is the C source of the native harness: it reads "name
 // arg..." lines on stdin and prints each call's result (truncated to
-// int) on a line. The profiling hooks return at once.
+// int) on a line. The profiling hooks return at once. For the per-task
+// stack canaries it stands in for the kernel as the machine does: gs (set
+// with arch_prctl) and tp (around each call) point to an area of canary
+// words, and a SIGILL handler runs arm64's mrs of sp_el0, which EL0 may
+// not execute.
 func corpusHarness(calls []call) string {
 	var b strings.Builder
 	b.WriteString("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n")
+	b.WriteString(`#include <signal.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#endif
+static unsigned long canary_area[1024];
+#if defined(__aarch64__)
+#include <ucontext.h>
+static void mrs_sp_el0(int sig, siginfo_t *si, void *p)
+{
+	ucontext_t *uc = p;
+	unsigned int w = *(unsigned int *)uc->uc_mcontext.pc;
+	if ((w & 0xffffffe0) != 0xd5384100)
+		_exit(4);
+	if ((w & 31) != 31)
+		uc->uc_mcontext.regs[w & 31] = (unsigned long)canary_area;
+	uc->uc_mcontext.pc += 4;
+}
+#endif
+`)
 	b.WriteString("typedef long (*fn6)(long, long, long, long, long, long);\n")
 	seen := map[string]bool{}
 	var names []string
@@ -228,6 +256,17 @@ static const struct { const char *name; void *fn; } fns[] = {
 int main(void)
 {
 	char line[512];
+	for (unsigned i = 0; i < sizeof canary_area / sizeof canary_area[0]; i++)
+		canary_area[i] = 0x5eed1e5ca9a71000ul;
+#if defined(__x86_64__)
+	if (syscall(SYS_arch_prctl, ARCH_SET_GS, canary_area))
+		return 3;
+#elif defined(__aarch64__)
+	struct sigaction sa = {0};
+	sa.sa_sigaction = mrs_sp_el0;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGILL, &sa, 0);
+#endif
 	while (fgets(line, sizeof line, stdin)) {
 		char *save, *name = strtok_r(line, " \n", &save);
 		long a[6] = {0};
@@ -240,7 +279,16 @@ int main(void)
 				break;
 		if (i == sizeof fns / sizeof fns[0])
 			return 2;
-		printf("%d\n", (int)((fn6)fns[i].fn)(a[0], a[1], a[2], a[3], a[4], a[5]));
+#if defined(__riscv)
+		unsigned long tp;
+		__asm__ volatile("mv %0, tp" : "=r"(tp));
+		__asm__ volatile("mv tp, %0" : : "r"(canary_area) : "memory");
+#endif
+		int r = (int)((fn6)fns[i].fn)(a[0], a[1], a[2], a[3], a[4], a[5]);
+#if defined(__riscv)
+		__asm__ volatile("mv tp, %0" : : "r"(tp) : "memory");
+#endif
+		printf("%d\n", r);
 		fflush(stdout);
 	}
 	return 0;
