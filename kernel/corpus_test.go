@@ -83,6 +83,12 @@ var corpusSets = []corpusSet{
 	{"arm-Os", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-Os"), "jmp-over", "nop-nop"},
 	{"arm-apcs", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-fno-omit-frame-pointer", "-mapcs-frame"), "jmp-over", "nop-nop"},
 	{"arm-v7", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-march=armv7-a"), "jmp-over", "nop-nop"},
+	// An ARMv7 kernel's code-generation flags (arch/arm/Makefile: the
+	// Linux EABI, soft float, the TLS register, APCS frames with
+	// FRAME_POINTER, the stack protector, auto-initialized locals).
+	{"arm-v7-kernel", kernel.ARM, "arm-linux-gnueabi-gcc", with(armFlags, "-O2", "-march=armv7-a", "-mabi=aapcs-linux", "-mno-thumb-interwork",
+		"-msoft-float", "-mtp=cp15", "-fno-omit-frame-pointer", "-mapcs", "-mno-sched-prolog", "-fstack-protector-strong",
+		"-ftrivial-auto-var-init=zero", "-fno-strict-aliasing", "-fno-delete-null-pointer-checks"), "jmp-over", "nop-nop"},
 	// CONFIG_STACKPROTECTOR_STRONG as each kernel builds it: ARM's global
 	// __stack_chk_guard; x86-64's per-CPU canary through gs (gcc's default
 	// guard for -mcmodel=kernel, %gs:40); arm64's and RISC-V's per task
@@ -92,6 +98,14 @@ var corpusSets = []corpusSet{
 	{"x86-O2-fentry", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
 	{"x86-Os-fentry", kernel.X86, "gcc", with(x86Flags, "-Os", "-pg", "-mfentry"), "text-poke-bp", "plain-write"},
 	{"x86-O2-ssp", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg", "-mfentry", "-mcmodel=kernel", "-fstack-protector-strong"), "text-poke-bp", "plain-write"},
+	// An x86-64 kernel's whole set of code-generation flags
+	// (arch/x86/Makefile, the top Makefile; a defconfig with the
+	// mitigations, IBT, call padding and auto-initialized locals).
+	{"x86-O2-kernel", kernel.X86, "gcc", with(x86Flags, "-O2", "-mcmodel=kernel", "-pg", "-mfentry", "-mrecord-mcount", "-mnop-mcount",
+		"-fpatchable-function-entry=16,16", "-falign-functions=16", "-fcf-protection=branch", "-fno-jump-tables",
+		"-mindirect-branch=thunk-extern", "-mindirect-branch-register", "-mindirect-branch-cs-prefix", "-mfunction-return=thunk-extern",
+		"-mharden-sls=all", "-fstack-protector-strong", "-fzero-call-used-regs=used-gpr", "-ftrivial-auto-var-init=zero",
+		"-fno-strict-aliasing", "-fno-omit-frame-pointer", "-fno-delete-null-pointer-checks", "-mskip-rax-setup"), "text-poke-bp", "plain-write"},
 	{"x86-O1-pg", kernel.X86, "gcc", with(x86Flags, "-O1", "-pg"), "text-poke-bp", "plain-write"},
 	{"x86-O2-pg", kernel.X86, "gcc", with(x86Flags, "-O2", "-pg"), "text-poke-bp", "plain-write"},
 	{"x86-Os-pg", kernel.X86, "gcc", with(x86Flags, "-Os", "-pg"), "text-poke-bp", "plain-write"},
@@ -101,6 +115,13 @@ var corpusSets = []corpusSet{
 	{"a64-O2-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-Os-pfe2", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-Os", "-fpatchable-function-entry=2"), "arm64-nop-bl", "arm64-both-sm"},
 	{"a64-O2-ssp", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=2", "-fstack-protector-strong", "-mstack-protector-guard=sysreg", "-mstack-protector-guard-reg=sp_el0", "-mstack-protector-guard-offset=1400"), "arm64-nop-bl", "arm64-both-sm"},
+	// An arm64 kernel's code-generation flags with gcc -O2 (CALL_OPS,
+	// pointer authentication and BTI, the per-task canary, frame records,
+	// auto-initialized locals).
+	{"a64-O2-kernel", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-fpatchable-function-entry=4,2", "-falign-functions=8",
+		"-mbranch-protection=pac-ret+bti", "-fstack-protector-strong", "-mstack-protector-guard=sysreg", "-mstack-protector-guard-reg=sp_el0",
+		"-mstack-protector-guard-offset=1400", "-fno-omit-frame-pointer", "-ftrivial-auto-var-init=zero", "-fno-strict-aliasing",
+		"-fno-delete-null-pointer-checks"), "arm64-call-ops", ""},
 	{"a64-O2-pg", kernel.ARM64, "aarch64-linux-gnu-gcc", with(a64Flags, "-O2", "-pg"), "arm64-mcount", ""},
 	// CONFIG_ARM64_BTI_KERNEL's branch protection (bti c before the entry
 	// NOPs), with and without CALL_OPS.
@@ -110,6 +131,13 @@ var corpusSets = []corpusSet{
 	{"rv-O2-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-Os-atomic", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-Os", "-fpatchable-function-entry=8,4", "-falign-functions=4"), "rv-atomic", ""},
 	{"rv-O2-ssp", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4", "-fstack-protector-strong", "-mstack-protector-guard=tls", "-mstack-protector-guard-reg=tp", "-mstack-protector-guard-offset=1400"), "rv-atomic", ""},
+	// A RISC-V kernel's code-generation flags (arch/riscv/Makefile: no F/D
+	// in -march, lp64, no save-restore libcalls, frame pointers, the
+	// per-task canary, the atomic layout's alignment).
+	{"rv-O2-kernel", kernel.RISCV64, "riscv64-linux-gnu-gcc", []string{"-fno-pie", "-fno-unwind-tables", "-mcmodel=medany", "-mno-relax",
+		"-march=rv64imac_zicsr_zifencei", "-mabi=lp64", "-mno-save-restore", "-O2", "-fpatchable-function-entry=8,4", "-falign-functions=4",
+		"-fno-omit-frame-pointer", "-fstack-protector-strong", "-mstack-protector-guard=tls", "-mstack-protector-guard-reg=tp",
+		"-mstack-protector-guard-offset=1400", "-ftrivial-auto-var-init=zero", "-fno-strict-aliasing"}, "rv-atomic", ""},
 	{"rv-O2-pfe8", kernel.RISCV64, "riscv64-linux-gnu-gcc", with(rvFlags, "-O2", "-fpatchable-function-entry=4"), "", "rv-pfe8"},
 }
 
@@ -318,6 +346,26 @@ func buildCorpus(t testing.TB, set corpusSet, src corpusSource, dir string) stri
 	return obj
 }
 
+// nativeObject returns the object to link with the native harness: obj
+// itself, or for a RISC-V object of the soft-float ABI (the kernel's
+// -mabi=lp64, which glibc's lp64d will not link with) a copy whose ELF
+// header says double-float: integer code is the same under both.
+func nativeObject(t testing.TB, set corpusSet, obj string) string {
+	if set.arch != kernel.RISCV64 {
+		return obj
+	}
+	b, err := os.ReadFile(obj)
+	require.NoError(t, err)
+	const eFlags, floatABI, double = 48, 0x6, 0x4 // ELF64 e_flags; EF_RISCV_FLOAT_ABI
+	if len(b) < eFlags+4 || b[eFlags]&floatABI != 0 {
+		return obj
+	}
+	b[eFlags] |= double
+	out := strings.TrimSuffix(obj, ".o") + ".lp64d.o"
+	require.NoError(t, os.WriteFile(out, b, 0o644))
+	return out
+}
+
 // corpusNativeLimit is the wall time the native run of one file's calls
 // may take under qemu-user.
 const corpusNativeLimit = 2 * time.Minute
@@ -328,7 +376,7 @@ func corpusNative(t testing.TB, set corpusSet, obj, dir string, calls []call) ma
 	hsrc := filepath.Join(dir, "harness.c")
 	require.NoError(t, os.WriteFile(hsrc, []byte(corpusHarness(calls)), 0o644))
 	exe := strings.TrimSuffix(obj, ".o") + ".exe"
-	args := []string{"-static", "-O2", "-o", exe, hsrc, obj}
+	args := []string{"-static", "-O2", "-o", exe, hsrc, nativeObject(t, set, obj)}
 	if set.arch == kernel.X86 {
 		args = append([]string{"-no-pie"}, args...)
 	}
