@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -30,6 +31,9 @@ func (l *linker) dataBase() uint64 {
 // every site has (an object's sites all have one), or the arch's default
 // when there is no site.
 func (l *linker) layout64() error {
+	if err := l.shadowCallStack(); err != nil {
+		return err
+	}
 	found, err := l.f.Sites()
 	if err != nil {
 		return err
@@ -245,6 +249,38 @@ func workerArgs(name string, arch Arch, n int) error {
 	if n > 8 {
 		return fmt.Errorf("%s: %w: %d arguments, the %v workload passes at most 8 (%s)", name, ErrUnsupportedObject, n, arch,
 			map[Arch]string{ARM64: "x0-x7", RISCV64: "a0-a7"}[arch])
+	}
+	return nil
+}
+
+// scsPush is arm64's shadow-call-stack prologue, str x30, [x18], #8.
+const scsPush = 0xf800865e
+
+// shadowCallStack refuses an arm64 object built with
+// -fsanitize=shadow-call-stack (CONFIG_SHADOW_CALL_STACK), naming the
+// first function that pushes x30 through x18: the kernel points x18 at
+// each task's shadow stack, which the machine does not model (a shadow
+// stack in the task's stack would lie below sp, where freed frames are).
+func (l *linker) shadowCallStack() error {
+	if l.arch != ARM64 {
+		return nil
+	}
+	for _, s := range l.f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Data == nil {
+			continue
+		}
+		for i := 0; i+4 <= len(s.Data); i += 4 {
+			if binary.LittleEndian.Uint32(s.Data[i:]) != scsPush {
+				continue
+			}
+			at := fmt.Sprintf("%s+%#x", s.Name, i)
+			for _, sym := range l.f.Symbols {
+				if sym.Type == elf.STT_FUNC && int(sym.Section) == s.Index && uint64(i) >= sym.Value && uint64(i) < sym.Value+sym.Size {
+					at = fmt.Sprintf("%s+%#x", sym.Name, uint64(i)-sym.Value)
+				}
+			}
+			return l.errorf("%s: str x30, [x18], #8 pushes the return address on a shadow call stack (-fsanitize=shadow-call-stack, CONFIG_SHADOW_CALL_STACK), which is not modelled: build without it", at)
+		}
 	}
 	return nil
 }

@@ -85,3 +85,12 @@ func TestStackProtector(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowCallStackRefused: an arm64 object built with
+// -fsanitize=shadow-call-stack is refused, naming the first function that
+// pushes x30 through x18 (the machine keeps no per-task shadow stack).
+func TestShadowCallStackRefused(t *testing.T) {
+	_, err := kernel.LoadObject(filepath.Join(objDir, "arm64-pfe2-scs.o"), kernel.ObjectConfig{Function: "guarded", Args: []int64{16, 3}})
+	require.ErrorIs(t, err, kernel.ErrUnsupportedObject)
+	require.EqualError(t, err, filepath.Join(objDir, "arm64-pfe2-scs.o")+": unsupported object: guarded+0x8: str x30, [x18], #8 pushes the return address on a shadow call stack (-fsanitize=shadow-call-stack, CONFIG_SHADOW_CALL_STACK), which is not modelled: build without it")
+}

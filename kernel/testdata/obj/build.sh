@@ -158,3 +158,5 @@ build rv-atomic-stackprot-task.o $RV $RVK -march=rv64gc -fpatchable-function-ent
 # -mcmodel=kernel) and %gs:__ref_stack_chk_guard(%rip).
 build x86-fentry-stackprot-gs.o $X86 $X86K -fno-pie -mcmodel=kernel -pg -mfentry -fstack-protector-strong stackprot.c
 build x86-fentry-stackprot-sym.o $X86 $X86K -fno-pie -mcmodel=kernel -pg -mfentry -fstack-protector-strong -mstack-protector-guard-reg=gs -mstack-protector-guard-symbol=__ref_stack_chk_guard stackprot.c
+# arm64's shadow call stack (CONFIG_SHADOW_CALL_STACK), refused by name.
+build arm64-pfe2-scs.o $A64 $A64K -fpatchable-function-entry=2 -ffixed-x18 -fsanitize=shadow-call-stack stackprot.c
