@@ -174,13 +174,14 @@ type Image struct {
 	// sites (a Config.Prologue name: "pfe2", "pfe8", ...), set by
 	// LinkObject; empty otherwise.
 	Prologue string
-	// Current, when not 0, is what arm64's sp_el0 and RISC-V's tp hold
-	// in every task: the address of a read-only page standing for the
-	// current task_struct, each of whose words is the stack canary (the
-	// per-task guard of -mstack-protector-guard=sysreg and =tls reads it
-	// at the object's offset; every task's canary is the same value).
-	// LinkObject sets it for an object that reads sp_el0 or loads through
-	// tp.
+	// Current, when not 0, is what arm64's sp_el0, RISC-V's tp and
+	// x86-64's gs base hold in every task: the address of a read-only
+	// area standing for the current task_struct (and x86's per-CPU area),
+	// each of whose words is the stack canary (the per-task guards of
+	// -mstack-protector-guard=sysreg, =tls and gs read it at the object's
+	// offset; every task's canary is the same value). LinkObject sets it
+	// for an object that reads sp_el0, loads through tp or has a gs
+	// operand.
 	Current uint64
 }
 

@@ -190,9 +190,9 @@ type linker struct {
 	panics bool
 }
 
-// The stack protector's kernel symbols (-fstack-protector with the
-// global guard: ARM's and RISC-V's default, arm64 without
-// STACKPROTECTOR_PER_TASK).
+// The stack protector's kernel symbols (-fstack-protector): the global
+// guard (ARM's kernels; -mstack-protector-guard=global elsewhere) and the
+// panic every guard calls.
 const (
 	stackChkGuard = "__stack_chk_guard"
 	stackChkFail  = "__stack_chk_fail"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcountsim/mcountsim/isa/arm64"
 	"github.com/mcountsim/mcountsim/objfile"
 	"golang.org/x/arch/x86/x86asm"
 )
@@ -47,7 +48,7 @@ func (l *linker) readsCurrent() bool {
 			}
 		case ARM64:
 			for i := 0; i+4 <= len(d); i += 4 {
-				if binary.LittleEndian.Uint32(d[i:])&0xffffffe0 == 0xd5384100 {
+				if arm64.IsMrsSPEL0(binary.LittleEndian.Uint32(d[i:])) {
 					return true
 				}
 			}

@@ -220,6 +220,10 @@ type coreStatic[C any, I any, R any] struct {
 	// there would go to (the link register, or the address after the
 	// instruction where the ISA has none), and the stack pointer.
 	regs func(r *R, s isa.Stop) (pc, next, sp uint64)
+	// current is Image.Current: every task starts with it as the
+	// kernel's current-task (arm64 sp_el0, RISC-V tp) or per-CPU (x86-64
+	// gs base) pointer.
+	current uint64
 }
 
 // coreBase is the part of a core written once for every ISA: the shared
@@ -249,7 +253,7 @@ func newCoreBase[C any, I any, R any](dec C, img *kernel.Image, align uint64,
 	run func(tab []*I, base uint64, r *R, bus isa.Bus, max int) (int, isa.Stop),
 	regs func(r *R, s isa.Stop) (pc, next, sp uint64)) coreBase[C, I, R] {
 	return coreBase[C, I, R]{st: &coreStatic[C, I, R]{dec: dec, tab: newPlainTable[I](len(img.Text), align), base: img.Base,
-		run: run, regs: regs}}
+		run: run, regs: regs, current: img.Current}}
 }
 
 // stepPlain runs task t's plain decoding at off, the task's pc, if there

@@ -30,7 +30,7 @@ func newARM64Core(img *kernel.Image) *arm64Core {
 
 func (k *arm64Core) reset(t int8, entry, sp uint64) {
 	k.room(t)
-	k.regs[t] = arm64.Regs{PC: entry, SP: sp, SPEL0: k.img.Current}
+	k.regs[t] = arm64.Regs{PC: entry, SP: sp, SPEL0: k.st.current}
 }
 
 func (k *arm64Core) pc(t int8) uint64                { return k.regs[t].PC }

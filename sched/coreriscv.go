@@ -23,8 +23,7 @@ type riscvCore struct {
 	// The plain decodings are riscv.Resolved, without riscv64asm's view.
 	coreBase[*riscv.Cache, riscv.Resolved, riscv.Regs]
 
-	cur     *riscv.Inst
-	current uint64 // tp at every task's start: Image.Current
+	cur *riscv.Inst
 	// auipc is, per task, the last auipc it executed outside the fast
 	// paths (that is, from bytes a store may write): the explanation of a
 	// bad call names the instruction that produced the upper bits of the
@@ -44,7 +43,7 @@ type auipcRec struct {
 }
 
 func newRISCVCore(img *kernel.Image) *riscvCore {
-	return &riscvCore{coreBase: newCoreBase(riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align, riscv.Run, riscvRegs), current: img.Current}
+	return &riscvCore{coreBase: newCoreBase(riscv.NewCache(img.Base, len(img.Text)), img, riscvShape.align, riscv.Run, riscvRegs)}
 }
 
 func (k *riscvCore) reset(t int8, entry, sp uint64) {
@@ -52,7 +51,7 @@ func (k *riscvCore) reset(t int8, entry, sp uint64) {
 	k.regs[t] = riscv.Regs{}
 	k.regs[t].PC = entry
 	k.regs[t].X[riscv.SP] = sp
-	k.regs[t].X[riscv.TP] = k.current // the kernel's current task (Image.Current)
+	k.regs[t].X[riscv.TP] = k.st.current
 	k.auipc[t] = auipcRec{}
 }
 

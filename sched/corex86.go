@@ -20,8 +20,7 @@ type x86Core struct {
 	// The plain decodings are x86.Resolved, without x86asm's view.
 	coreBase[*x86.Cache, x86.Resolved, x86.Regs]
 
-	cur    *x86.Inst
-	gsBase uint64 // every task's gs base: Image.Current (the per-CPU canary)
+	cur *x86.Inst
 	// trapped holds the int3 handler's decodings of the new bytes of the
 	// program's stores, by store (shared by clones, as st is: the
 	// program is theirs too).
@@ -36,7 +35,7 @@ type trapDecoding struct {
 
 func newX86Core(img *kernel.Image) *x86Core {
 	return &x86Core{coreBase: newCoreBase(x86.NewCache(img.Base, len(img.Text)), img, x86Shape.align, x86.Run, x86Regs),
-		trapped: map[*Store]*trapDecoding{}, gsBase: img.Current}
+		trapped: map[*Store]*trapDecoding{}}
 }
 
 func (k *x86Core) reset(t int8, entry, sp uint64) {
@@ -44,7 +43,7 @@ func (k *x86Core) reset(t int8, entry, sp uint64) {
 	k.regs[t] = x86.Regs{}
 	k.regs[t].RIP = entry
 	k.regs[t].R[x86.RSP] = sp
-	k.regs[t].GSBase = k.gsBase
+	k.regs[t].GSBase = k.st.current
 }
 
 func (k *x86Core) pc(t int8) uint64        { return k.regs[t].RIP }

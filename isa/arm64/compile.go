@@ -367,7 +367,7 @@ func branchSys(inst *Inst, w uint32) bool {
 		// hint, PACIASP and BTI included, executes as a NOP.
 		inst.x = xNop
 		return true
-	case w&0xffffffe0 == 0xd5384100: // MRS Xt, SP_EL0 (C6.2.194; op0 3, op1 0, CRn 4, CRm 1, op2 0)
+	case IsMrsSPEL0(w):
 		inst.rd, inst.x = gp(w, 0), xMrsSPEL0
 		return true
 	case w&0xfffff01f == 0xd503301f: // barriers, C6.2.78 DMB, C6.2.80 DSB, C6.2.114 ISB
@@ -692,3 +692,7 @@ func ldstSize(inst *Inst, w uint32) bool {
 	}
 	return true
 }
+
+// IsMrsSPEL0 reports whether w is MRS Xt, SP_EL0 (C6.2.194; op0 3, op1 0,
+// CRn 4, CRm 1, op2 0): a read of the kernel's current-task pointer.
+func IsMrsSPEL0(w uint32) bool { return w&0xffffffe0 == 0xd5384100 }
