@@ -150,7 +150,13 @@
 // one). The fetch rule asks only that the writes to the instruction's own
 // bytes are all made (each byte holds the last write of the program to
 // it), not every write of the program: a later store elsewhere cannot
-// change those bytes, and the argument is the same.
+// change those bytes, and the argument is the same. For the same reason a
+// data load of text bytes (arm64 CALL_OPS's ftrace_caller reads the ops
+// literal before the site) is local in a state where each of its bytes
+// holds the program's last write to it: a load reads the text itself, not
+// a CPU's view (model.md §1a: data accesses are coherent), and no store can
+// change those bytes any more. Such a load is not memo-safe (the memo's
+// key does not hold text bytes).
 //
 // Three more rest on the uninstrumented reference run (results.go),
 // whether its results are compared or not, and each run checks them

@@ -158,3 +158,61 @@ func straightImageA64(tb testing.TB) *kernel.Image {
 	img.Symbols = []kernel.Symbol{{Name: "straight", Addr: img.Base, Size: uint64(len(img.Text))}}
 	return img
 }
+
+// Under CALL_OPS, ftrace_caller's load of the ops literal is a thread-local
+// step exactly where each byte of the literal holds the program's last
+// write to it (finalText): before that, which ops it reads depends on when
+// the patcher's remaining stores come.
+func TestARM64FinalLiteralLoadIsLocal(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	touches := func(s sched.Store, lit uint64) bool {
+		return s.Addr < lit+8 && lit < s.Addr+uint64(len(s.Bytes))
+	}
+	var local, visible int
+	for run := 0; run < 300 && (local == 0 || visible == 0); run++ {
+		m := arm64Machine(t, "arm64-call-ops", sched.Config{CPUs: 2, Tasks: 2, Record: true})
+		var ldr uint64
+		text := m.Text()
+		for off := 0; off+4 <= len(text); off += 4 {
+			if binary.LittleEndian.Uint32(text[off:]) == uint32(arm64.Ldur(2, 2, -16)) {
+				ldr = m.Image().Base + uint64(off)
+			}
+		}
+		require.NotZero(t, ldr, "ftrace_caller's ldr x2, [x2, #-16]")
+		var buf []sched.Action
+		for !m.Done() {
+			for w := 0; w < 2; w++ {
+				if m.PC(w) != ldr {
+					continue
+				}
+				lit := m.Reg(w, 2) - 16 // x2 = x30 &^ 7
+				left := 0
+				for _, op := range m.Program().Ops {
+					for _, s := range op.Stores {
+						if touches(s, lit) {
+							left++
+						}
+					}
+				}
+				for _, wr := range m.Writes() {
+					if wr.Transition > 0 && touches(wr.Store, lit) {
+						left--
+					}
+				}
+				require.Equal(t, left == 0, sched.LocalNext(m, w), "literal %#x, %d stores to it to come", lit, left)
+				if left == 0 {
+					local++
+				} else {
+					visible++
+				}
+			}
+			buf = m.OptionsWithin(buf, 2)
+			if len(buf) == 0 {
+				break
+			}
+			m.Apply(buf[rng.Intn(len(buf))])
+		}
+	}
+	require.Positive(t, local)
+	require.Positive(t, visible)
+}

@@ -131,8 +131,10 @@
 //     in this state (classFetch: every byte of the instruction holds the
 //     program's last write to it, and the CPU's view of it is the latest,
 //     localFetch). Not memo-safe: classTI steps (the tracer's
-//     thread_info), hooks, and the exclusive accesses (classVisible
-//     wherever they point: they read and write the CPU's monitor).
+//     thread_info), hooks, the exclusive accesses (classVisible
+//     wherever they point: they read and write the CPU's monitor), and
+//     loads of text bytes a store may write, even where they are final
+//     and so local (the key does not hold them).
 //     The memo is consulted only under the plain loop's own conditions (no
 //     Record, no result recording, no open site pass, no tracer) and while
 //     the run has no hazard; a unit is kept only if it ends with no site

@@ -310,3 +310,7 @@ func LowerFloors(m *Machine, r *rand.Rand) bool {
 	}
 	return lowered
 }
+
+// LocalNext reports whether task t's next step is thread-local in m's
+// state (Machine.local, which Options asks).
+func LocalNext(m *Machine, t int) bool { return m.local(int8(t)) }

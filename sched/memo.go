@@ -182,14 +182,16 @@ func (m *Machine) memoLearn(start, n int) {
 // fetch of final bytes the CPU's view holds as the latest (classFetch:
 // the key says which bytes are so, hashFinal). Not: classTI (the
 // tracer's thread_info) and classVisible, nor a load or store of stable
-// data bytes (stable.go: the key does not hold data).
+// data bytes (stable.go: the key does not hold data), nor a load of text
+// bytes a store may write (local while they are final, finalText: the key
+// does not hold them either).
 func (m *Machine) memoSafe(t int8, off uint64) bool {
 	if m.st.hook[off] != kernel.HookNone {
 		return false
 	}
 	switch m.st.class[off] {
 	case classLoad:
-		return !m.stableAccess(t, off+m.img.Base)
+		return !m.stableAccess(t, off+m.img.Base) && !m.mutableTextAccess(t, off+m.img.Base)
 	case classLocal, classFetch:
 		return true
 	}

@@ -577,7 +577,9 @@ func (m *Machine) local(t int8) bool {
 // for another CPU (it writes thread_info, the kernel.TISize bytes at the
 // bottom of the stack: need_resched set by a remote wakeup, the tracer
 // kernel's counts), or it is a load from read-only data pages, which no
-// task can write.
+// task can write, or a load of text bytes that each hold the program's
+// last write to them (finalText: the value it reads is the same in every
+// order of the remaining actions, as for a read-only page).
 func (m *Machine) localAccess(t int8, pc uint64) bool {
 	a, n, store, ok := m.core.memAddr(m, t, pc)
 	if !ok || m.cfg.Env != nil && m.envTouches(a, n) { // envcells.go
@@ -586,7 +588,31 @@ func (m *Machine) localAccess(t int8, pc uint64) bool {
 	if lo, hi := m.stackRange(t); a >= lo+kernel.TISize && a+uint64(n) <= hi && a+uint64(n) > a {
 		return true
 	}
+	if !store && m.finalText(a, n) {
+		return true
+	}
 	return !store && (m.readOnly(a, n) || m.quietLoad(a, n)) || m.stableRange(a, n) // memory.go, quiet.go, stable.go
+}
+
+// finalText reports whether the n bytes at a lie in text and each holds
+// the program's last write to it (or is one no store writes). Code cannot
+// store to text (storeMem), so no action can change them any more: a data
+// load of them, which reads the text itself and not the CPU's view of it
+// (loadMem), returns the same value whenever it runs.
+func (m *Machine) finalText(a uint64, n int) bool {
+	if m.st.fetch == nil || !inRange(a, n, m.img.Base, m.img.Base+uint64(len(m.text))) {
+		return false
+	}
+	return m.finalBytes(a-m.img.Base, n)
+}
+
+// mutableTextAccess reports whether worker t's load or store at pc reaches
+// text bytes a store of the program may write (a load local only while
+// they are final: finalText; not memo-safe, as the memo's key does not
+// hold them).
+func (m *Machine) mutableTextAccess(t int8, pc uint64) bool {
+	a, n, _, ok := m.core.memAddr(m, t, pc)
+	return ok && inRange(a, n, m.img.Base, m.img.Base+uint64(len(m.text))) && m.mutable(a-m.img.Base, n)
 }
 
 // localFetch reports whether worker t's next instruction, at text offset
