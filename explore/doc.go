@@ -185,9 +185,12 @@
 // as for a worker. For the same reason the state hash leaves out the
 // CPUs' views of those bytes (of every patchable byte outside the
 // reference's fetch windows, and outside the concurrent-modification
-// words that hold one of them): up to the first step that breaks the
-// premise, no fetch reads them (a fetch whose window holds one is such a
-// step), so two states that differ only there run the same steps to that
+// words that hold one of them), and of a site's bytes that lie outside
+// its function and in no such window, which the instrumentation loads but
+// never fetches (arm64 CALL_OPS's ops literal: its loads and the
+// patcher's stores to it stay as they are): up to the first step that
+// breaks the premise, no fetch reads them (a fetch whose window holds one
+// is such a step), so two states that differ only there run the same steps to that
 // point, and both reach it (arm64-nop-bl synchronizes a CPU only by an
 // interrupt: a CPU preempted between two stores of the batch to sites no
 // worker reaches would otherwise be a state apart). So the reduced search explores a run equal to that

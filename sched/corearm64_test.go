@@ -2,6 +2,7 @@ package sched_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -215,4 +216,45 @@ func TestARM64FinalLiteralLoadIsLocal(t *testing.T) {
 	}
 	require.Positive(t, local)
 	require.Positive(t, visible)
+}
+
+// A CALL_OPS literal is data to the instrumentation: ftrace_caller loads
+// it, no instruction fetch reads it. Under the reference's premise
+// (quiet.go) the CPUs' views of its bytes are left out of the state hash,
+// while the entry words' are kept, and a fetch whose window holds a byte
+// of it ends the run without a verdict.
+func TestARM64CallOpsLiteralIsNotFetched(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{Prologue: kernel.ARM64PFE42})
+	require.NoError(t, err)
+	rec, err := sched.New(img, sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, RecordResults: true}, &sched.Program{})
+	require.NoError(t, err)
+	runToEnd(rec, nil)
+	require.Empty(t, rec.Hazards())
+	st, ok := patch.Lookup(kernel.ARM64, "arm64-call-ops")
+	require.True(t, ok)
+	prog, err := patch.Compile(st, img, 2)
+	require.NoError(t, err)
+	cfg := sched.Config{CPUs: 1, Tasks: 1, Preempt: sched.PreemptNone, Reference: rec.Results()}
+	m, err := sched.New(img, cfg, prog)
+	require.NoError(t, err)
+	f0, ok := img.Symbol("f0")
+	require.True(t, ok)
+	var site kernel.Site
+	for _, s := range img.Sites {
+		if s.Func == "f0" {
+			site = s
+		}
+	}
+	require.Equal(t, f0-8, site.Addr, "the literal is the two words before f0")
+	for a := site.Addr; a < site.Addr+8; a++ {
+		assert.False(t, sched.ViewKeyedAt(m, a), "literal byte %#x", a)
+	}
+	for a := site.Call; a < site.Call+4; a++ {
+		assert.True(t, sched.ViewKeyedAt(m, a), "rec->ip byte %#x", a)
+	}
+
+	sched.SetPC(m, 0, site.Addr)
+	runToEnd(m, nil)
+	assert.True(t, m.PremiseBroken())
+	assert.Contains(t, m.BudgetText(), fmt.Sprintf("an instruction fetch at %#x", site.Addr))
 }

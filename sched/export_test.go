@@ -314,3 +314,13 @@ func LowerFloors(m *Machine, r *rand.Rand) bool {
 // LocalNext reports whether task t's next step is thread-local in m's
 // state (Machine.local, which Options asks).
 func LocalNext(m *Machine, t int) bool { return m.local(int8(t)) }
+
+// ViewKeyedAt reports whether the state hash reads the CPUs' floors of the
+// text byte at addr (a byte a store may write).
+func ViewKeyedAt(m *Machine, addr uint64) bool {
+	d := m.st.fetch.dirtyOf[addr-m.img.Base]
+	return d >= 0 && m.st.fetch.viewKey[d]&viewFloor != 0
+}
+
+// SetPC moves task t's pc.
+func SetPC(m *Machine, t int, pc uint64) { m.core.setPC(int8(t), pc) }

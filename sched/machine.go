@@ -407,6 +407,9 @@ type static struct {
 	// executed in the reference run, or loaded there; nil when the
 	// reduction of quiet.go is off.
 	obs []bool
+	// fobs is obs without the sites' bytes the instrumentation only loads
+	// (quiet.go): an instruction fetch's window must lie in it
+	fobs []bool
 	// roData, per byte of data: on a read-only page (symmetry.go); nil
 	// when none is.
 	roData []bool

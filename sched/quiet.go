@@ -3,6 +3,8 @@ package sched
 import (
 	"fmt"
 	"slices"
+
+	"github.com/mcountsim/mcountsim/kernel"
 )
 
 // Two reductions that rest on the uninstrumented reference run of the
@@ -20,11 +22,16 @@ import (
 //     outside every site of a function it executed, is a thread-local step
 //     of the patcher (patcherLocal), and the CPUs' views of those bytes
 //     are left out of the state hash (viewDigest): no fetch reads them.
+//     So are the views of a reached site's bytes outside its function
+//     and every window of the reference (arm64 CALL_OPS's ops literal,
+//     which ftrace_caller loads and no instruction fetches: fobs), whose
+//     stores stay visible.
 //
 // Neither takes the reference's word for it: every run checks the
 // assumption, and a store to a quiet page that is not already a
 // wrong-result hazard, an instruction fetch at an address the reference
-// never executed, or a load of such text that a store may write ends the
+// never executed (or whose window holds a byte of such a literal), or a
+// load of such text that a store may write ends the
 // run without a verdict (Machine.OutOfSteps: the search is INCOMPLETE, and
 // says why, and PremiseBroken reports it). The argument that this loses no
 // hazard is in the package doc of explore. Config.NoQuiet turns both off;
@@ -71,7 +78,11 @@ func (m *Machine) initQuiet() {
 	// A site counts whole once the reference executed anything of its
 	// function or of the site itself: its bytes outside the function's
 	// instructions (arm64 CALL_OPS' literal before the entry, which the
-	// trampoline loads) are then the instrumentation's.
+	// trampoline loads) are then the instrumentation's. Those of them in
+	// no window of the reference and outside the function are data to
+	// the instrumentation: it loads them, never fetches them (fobs).
+	win := slices.Clone(obs)
+	fobs := obs
 	seen := func(lo, hi uint64) bool {
 		for o := lo; o < hi && o < n; o++ {
 			if obs[o] {
@@ -88,24 +99,41 @@ func (m *Machine) initQuiet() {
 				hit = seen(sym.Addr-m.img.Base, sym.Addr-m.img.Base+sym.Size)
 			}
 		}
-		if hit {
-			for o := lo; o < lo+uint64(s.Len) && o < n; o++ {
-				obs[o] = true
+		if !hit {
+			continue
+		}
+		fn := kernel.Symbol{Size: ^uint64(0)} // no symbol: every byte may be fetched
+		for _, sym := range m.img.Symbols {
+			if sym.Name == s.Func {
+				fn = sym
 			}
 		}
+		for o := lo; o < lo+uint64(s.Len) && o < n; o++ {
+			if a := o + m.img.Base; !win[o] && (a < fn.Addr || a-fn.Addr >= fn.Size) {
+				if &fobs[0] == &obs[0] {
+					fobs = slices.Clone(obs)
+				}
+				obs[o] = true
+				continue
+			}
+			obs[o] = true
+			fobs[o] = true
+		}
 	}
-	m.st.obs = obs
-	// A CPU's view of a byte outside every observed window is read by no
-	// fetch that runs on (a fetch whose window holds one ends the run, as
+	m.st.obs, m.st.fobs = obs, fobs
+	// A CPU's view of a byte outside every observed window, or of a
+	// site's byte the instrumentation only loads, is read by no fetch
+	// that runs on (a fetch whose window holds one ends the run, as
 	// above; the concurrent-modification rule reads the words of the
 	// window only): the state hash leaves it out (viewDigest), so that
 	// two states whose CPUs last synchronized between different stores of
-	// the batch to sites no worker reaches are one.
+	// the batch to sites no worker reaches, or to a CALL_OPS literal,
+	// are one.
 	fs := m.st.fetch
 	u := uint64(max(m.shape.cmodxUnit, 1))
 	for i, o := range m.st.dirty {
 		w := uint64(o) &^ (u - 1)
-		if !seen(w, w+u) {
+		if !slices.Contains(fobs[w:min(w+u, n)], true) {
 			fs.viewKey[i] = 0
 		}
 	}
@@ -136,9 +164,15 @@ func (m *Machine) quietStore(a uint64, n int) bool {
 
 // observed reports whether every byte of [off, off+n) of text that a store
 // may write lies in the text the reference observed.
-func (m *Machine) observed(off uint64, n int) bool {
+func (m *Machine) observed(off uint64, n int) bool { return m.observedIn(m.st.obs, off, n) }
+
+// fetchObserved is observed for an instruction fetch's window: a site's
+// bytes the instrumentation only loads (a CALL_OPS literal) do not count.
+func (m *Machine) fetchObserved(off uint64, n int) bool { return m.observedIn(m.st.fobs, off, n) }
+
+func (m *Machine) observedIn(obs []bool, off uint64, n int) bool {
 	for i := off; i < off+uint64(n) && i < uint64(len(m.text)); i++ {
-		if m.st.mutable[i] && !m.st.obs[i] {
+		if m.st.mutable[i] && !obs[i] {
 			return false
 		}
 	}

@@ -359,7 +359,7 @@ func (m *Machine) workerStep(c int8, t int8, fetch int) {
 	if m.res != nil && int(t) < m.cfg.Tasks {
 		m.res.text[pc] = true // results.go
 	}
-	if m.st.obs != nil && !m.observed(off, m.shape.maxLen) {
+	if m.st.obs != nil && !m.fetchObserved(off, m.shape.maxLen) {
 		m.unobserved(fmt.Sprintf("an instruction fetch at %#x <%s>", pc, m.img.Name(pc))) // quiet.go
 		return
 	}
