@@ -230,7 +230,7 @@ func TestBigFrameNative(t *testing.T) {
 	for _, w := range []struct {
 		words int
 		fault string
-	}{{1024, "store of 4 bytes at 0xffbe8 outside the task's stack [0x100000,0x101000) and data: page 0xff000 is not mapped"}, {2048, ""}} {
+	}{{1024, "store of 4 bytes at 0x7efffbe8 outside the task's stack [0x7f000000,0x7f001000) and data: page 0x7efff000 is not mapped"}, {2048, ""}} {
 		sc := explore.Scenario{Arch: kernel.ARM, Strategy: st, StackWords: w.words, Image: func() (*kernel.Image, error) { return o.Image, nil }, ObjectFile: file, Function: c.fn, Args: c.args}
 		err := explore.Preflight(sc)
 		if w.fault == "" {

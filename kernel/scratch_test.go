@@ -85,8 +85,8 @@ func TestScratchLinkUsedAsReturn(t *testing.T) {
 	for _, c := range []struct {
 		fn, where, detail string
 	}{
-		{"lrret", "lrret+0x20", "return to 0x8, the value lr was loaded with from stack slot 0x100fe4, written from r4, not a saved link value"},
-		{"lrpop", "lrpop+0x24", "pc loaded from stack slot 0x100fec, written from lr while it held a value loaded from a foreign slot, not a saved link value"},
+		{"lrret", "lrret+0x20", "return to 0x8, the value lr was loaded with from stack slot 0x7f000fe4, written from r4, not a saved link value"},
+		{"lrpop", "lrpop+0x24", "pc loaded from stack slot 0x7f000fec, written from lr while it held a value loaded from a foreign slot, not a saved link value"},
 		{"lrclear", "", ""},
 	} {
 		t.Run(c.fn, func(t *testing.T) {

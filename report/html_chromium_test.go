@@ -118,7 +118,7 @@ func TestHTMLInChromium(t *testing.T) {
 				// The stack panel shows worker0's stack: the slot the
 				// trampoline loaded lr from, written from r4 by f0's push.
 				assert.Regexp(t, `<section id="stack" data-task="0" data-slots="\d+">`, string(dom))
-				assert.Regexp(t, `<tr class="expected[^"]*" data-addr="0x1000e8"><td><code>0x1000e8</code></td><td><code>[0-9a-f]{8}</code></td><td>from r4 by <code>f0: push \{r4, lr\}</code> <a class="goto" href="#step=6"`, string(dom))
+				assert.Regexp(t, `<tr class="expected[^"]*" data-addr="0x7f0000e8"><td><code>0x7f0000e8</code></td><td><code>[0-9a-f]{8}</code></td><td>from r4 by <code>f0: push \{r4, lr\}</code> <a class="goto" href="#step=6"`, string(dom))
 				// The idle worker's lane is collapsed.
 				assert.Contains(t, string(dom), `<th class="lane lane-task c-w1 lane-idle"`)
 				shot := filepath.Join(dir, fmt.Sprintf("nop-nop-%dx%d.png", size.w, size.h))

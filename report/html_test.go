@@ -346,7 +346,7 @@ func atoi(s string) int {
 }
 
 // Issue 14, point 6: the stack panel's data. nop-nop's worker0 stored
-// 0x1000e8 from r4 with f0's push {r4, lr} at step 6, and the trampoline's
+// 0x7f0000e8 from r4 with f0's push {r4, lr} at step 6, and the trampoline's
 // ldr lr, [sp, #4] at the hazard loaded it expecting a saved return
 // address; the idle worker1's lane is collapsed.
 func TestHTMLStackPanelData(t *testing.T) {
@@ -354,15 +354,15 @@ func TestHTMLStackPanelData(t *testing.T) {
 	res, page := renderHTML(t, sc, explore.Options{})
 	d := pageDataOf(t, page)
 	assert.Equal(t, 0, d.StackTask, "the panel opens on the hazard's task")
-	assert.Contains(t, d.Stack, stackView{Step: 6, Task: 0, Addr: "0x1000e8", Value: "00000000", Source: "written from r4", Insn: "f0: push {r4, lr}"})
-	assert.Contains(t, d.Stack, stackView{Step: 6, Task: 0, Addr: "0x1000ec", Value: "00008010", Source: "written from lr", Insn: "f0: push {r4, lr}"})
+	assert.Contains(t, d.Stack, stackView{Step: 6, Task: 0, Addr: "0x7f0000e8", Value: "00000000", Source: "written from r4", Insn: "f0: push {r4, lr}"})
+	assert.Contains(t, d.Stack, stackView{Step: 6, Task: 0, Addr: "0x7f0000ec", Value: "00008010", Source: "written from lr", Insn: "f0: push {r4, lr}"})
 	for _, w := range d.Stack {
 		assert.LessOrEqual(t, w.Step, res.Steps)
 	}
 	require.Len(t, d.Expected, 2, "foreign-slot and bad-return name a slot")
-	assert.Equal(t, expectedSlot{Step: res.Hazard.Step, Task: 0, Addr: "0x1000e8",
+	assert.Equal(t, expectedSlot{Step: res.Hazard.Step, Task: 0, Addr: "0x7f0000e8",
 		Note: "__gnu_mcount_nc+0x14 at step 23: worker0 loaded this slot expecting a saved return address (foreign-slot)"}, d.Expected[0])
-	assert.Equal(t, "0x1000f0", d.Expected[1].Addr)
+	assert.Equal(t, "0x7f0000f0", d.Expected[1].Addr)
 	assert.Regexp(t, `<th class="lane lane-task c-w1 lane-idle">worker1</th>`, page)
 	assert.Regexp(t, `<th class="lane lane-task c-w0">worker0</th>`, page)
 	assert.Contains(t, page, `<section id="stack" data-task="">`)

@@ -460,8 +460,17 @@ var (
 // tasks take well under a million steps), so that only a runaway uses it up.
 const DefaultMaxSteps = 4_000_000
 
-// StackBase is where task stacks start in the data address space.
-const StackBase = 0x100000
+// StackBase is where task stacks start in the data address space. The
+// stacks sit high, as a kernel's do, where the numbers real code computes
+// (counters, arguments, sums, the early rounds of a cipher from small
+// inputs) rarely fall: a value in the stack window that is not its
+// holder's own stack address makes a state odd for the task symmetry
+// (symmetry.go), and at 1 MiB an AES state word of m_aes_round did, which
+// doubled its search. It stays below 2 GiB, so that a 32-bit load of a
+// stack address that sign-extends (RISC-V's lw, arm64's ldrsw) gives the
+// address, and below 4 GiB, so that the 32-bit ISAs reach it and one
+// 32-bit word spells it for the hash of stack words.
+const StackBase = 0x7f00_0000
 
 // New builds a machine that runs img with cfg and a patcher executing prog.
 func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {

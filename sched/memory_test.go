@@ -27,7 +27,7 @@ func TestMapDataPages(t *testing.T) {
 
 	_, _, err = mapData([]kernel.Segment{{Name: "low", Addr: StackBase + 8, Bytes: []byte{1}}})
 	require.ErrorIs(t, err, ErrConfig)
-	require.ErrorContains(t, err, "data segment low at 0x100008 overlaps the stacks")
+	require.ErrorContains(t, err, "data segment low at 0x7f000008 overlaps the stacks")
 }
 
 // TestLoadInsideLastPage: a word load past a segment's last byte but inside
@@ -47,9 +47,9 @@ func TestLoadInsideLastPage(t *testing.T) {
 	require.Zero(t, v)
 	_, err = m.Load(0x200ffe, 4, 0)
 	require.ErrorIs(t, err, isa.ErrMemory)
-	require.EqualError(t, err, "load of 4 bytes at 0x200ffe outside the task's stack [0x100000,0x100100), text and data: page 0x201000 is not mapped: memory fault")
+	require.EqualError(t, err, "load of 4 bytes at 0x200ffe outside the task's stack [0x7f000000,0x7f000100), text and data: page 0x201000 is not mapped: memory fault")
 	_, err = m.Load(0x1ffffc, 4, 0)
-	require.EqualError(t, err, "load of 4 bytes at 0x1ffffc outside the task's stack [0x100000,0x100100), text and data: page 0x1ff000 is not mapped: memory fault")
+	require.EqualError(t, err, "load of 4 bytes at 0x1ffffc outside the task's stack [0x7f000000,0x7f000100), text and data: page 0x1ff000 is not mapped: memory fault")
 	for _, a := range []uint64{^uint64(0) - 2, ^uint64(0) - 0xfffff} { // a+size wraps: a fault, not a panic
 		_, err = m.Load(a, 8, 0)
 		require.ErrorIs(t, err, isa.ErrMemory)
@@ -57,7 +57,7 @@ func TestLoadInsideLastPage(t *testing.T) {
 	}
 	require.NoError(t, m.Store(0x200ff0, 4, 7, 1))
 	err = m.Store(0x201000, 4, 7, 1)
-	require.EqualError(t, err, "store of 4 bytes at 0x201000 outside the task's stack [0x100000,0x100100) and data: page 0x201000 is not mapped: memory fault")
+	require.EqualError(t, err, "store of 4 bytes at 0x201000 outside the task's stack [0x7f000000,0x7f000100) and data: page 0x201000 is not mapped: memory fault")
 }
 
 // TestReadOnlyPages: a page is read-only when every segment on it is; a

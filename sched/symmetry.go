@@ -62,7 +62,7 @@ import (
 // task can address only its own stack (a load or store anywhere else in
 // the stack area faults: loadMem, storeMem), and the stack bases are
 // multiples of the stack's size (a power of two for the tracer kernel,
-// whose thread_info is found by masking sp, and StackBase is 1 MiB
+// whose thread_info is found by masking sp, and StackBase is 16 MiB
 // aligned), so the stack-relative operations the code performs on its
 // addresses (adding offsets, loads and stores through them, saving them
 // in its stack, comparing two of them, masking off the bits below the
@@ -83,8 +83,9 @@ import (
 //
 // What would break the map, and how Hash keeps out of it. A value is taken
 // for an address in the task's own stack when it lies in that stack; the
-// workloads compute no numbers in the stack area (StackBase is 1 MiB;
-// their values are loop counters, arguments, text and data addresses), so
+// workloads compute no numbers in the stack area (StackBase is
+// 0x7f000000, far above their loop counters, arguments, sums and text and
+// data addresses), so
 // such a value came from the task's stack pointer. A value in the stack
 // area that is not an address in its holder's stack cannot be used by its
 // holder (loads and stores there fault) but could be handed on, and its
@@ -116,8 +117,8 @@ import (
 // which state of a class the search met first, as in the tracer kernel
 // (explore's package doc). While a number's bytes counted as a possible
 // address, every state of loops.c's l_shared after its last store was
-// odd (l_total = 0x10 after two zero bytes of .data spells 0x100000,
-// the first stack's base), and its counts depended on the search
+// odd (l_total = 0x10 after two zero bytes of .data spelled 0x100000,
+// the first stack's base then), and its counts depended on the search
 // workers. Config.NoSymmetry turns the reduction off;
 // TestSymmetryIsABisimulation plays random runs and their
 // permuted images side by side, and explore's tests compare the verdicts
@@ -203,13 +204,14 @@ func (m *Machine) inStackWindow(x uint64) bool {
 // that holds a value in the stack window (a constant of the image there,
 // kept exact however unlikely it is an address). A window a store of a
 // number wrote into is not counted, whatever its bytes spell with their
-// neighbours (l_total = 0x10 after two zero bytes spells 0x100000): the
+// neighbours (l_total = 0x10 after two zero bytes spells 0x100000, a
+// stack address when the stacks began at 1 MiB): the
 // stack addresses of the workloads all come from sp and are stored whole,
 // so a number's bytes are no address, and a permutation leaves them as
 // they are. On read-only pages only the aligned windows count: no task
 // stores there, so what they hold is the image's constants, and a
 // constant is loaded from its own aligned word (a table of bytes or
-// halfwords such as 00 00 10 00 holds the pattern 0x100000 astride two
+// halfwords such as 00 00 00 7f holds the pattern 0x7f000000 astride two
 // entries, a value no load of an entry returns).
 func (m *Machine) dataOdd(off uint64, n int) (c int, sum [2]uint64) {
 	add := func(x uint64) {

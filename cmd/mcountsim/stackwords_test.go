@@ -24,7 +24,7 @@ func TestStackWordsBigFrame(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
 	assert.Equal(t, "mcountsim check: --object: big_frame cannot run even unpatched: fault at step 20, cpu 0, task 0, pc 0x8040 <s_touch+0x1c>: "+
-		"pc 0x8040: e780c103 (str ip, [r0, r3, lsl #2]): store of 4 bytes at 0xffbe8 outside the task's stack [0x100000,0x101000) and data: page 0xff000 is not mapped: memory fault\n", stderr)
+		"pc 0x8040: e780c103 (str ip, [r0, r3, lsl #2]): store of 4 bytes at 0x7efffbe8 outside the task's stack [0x7f000000,0x7f001000) and data: page 0x7efff000 is not mapped: memory fault\n", stderr)
 
 	code, out, stderr = mcountsim(append(args, "--stack-words", "2048", "--json")...)
 	require.Equal(t, 0, code, stderr)
