@@ -20,22 +20,18 @@ func Canonical(m *Machine) bool {
 	return ok
 }
 
-// StackSumsHold reports whether m's incremental per-task stack sums and
-// foreign-word counts are those computed afresh.
+// StackSumsHold reports whether m's incremental per-task stack sums are the
+// fresh sums.
 func StackSumsHold(m *Machine) bool {
 	m.flushWords()
 	for t := 0; t < m.cfg.Tasks; t++ {
 		var sum [2]uint64
-		var foreign uint16
 		for w := t * m.cfg.StackWords; w < (t+1)*m.cfg.StackWords; w++ {
-			h, f := m.wordHash(w, t, m.stackLo(t))
+			h := m.wordHash(w, t, m.stackLo(t))
 			sum[0] += h[0]
 			sum[1] += h[1]
-			if f {
-				foreign++
-			}
 		}
-		if sum != m.stackSum[t] || foreign != m.foreign[t] {
+		if sum != m.stackSum[t] {
 			return false
 		}
 	}
@@ -52,7 +48,7 @@ func DigestsHold(m *Machine) (kept int, ok bool) {
 		h.init()
 		var rb rebase
 		if rebased && t < int(m.patcher) {
-			rb = rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+			rb = rebase{lo: m.stackLo(t), area: m.st.stackArea}
 		}
 		m.hashTaskState(&h, int8(t), &rb)
 		return h.sum(), rb.odd

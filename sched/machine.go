@@ -221,8 +221,7 @@ type Machine struct {
 	stack    []byte              // all task stacks, one after another
 	slots    []uint8             // per stack word: the register it was written from
 	stackSum [MaxTasks][2]uint64 // per worker: sum of wordHash over its stack words
-	foreign  [MaxTasks]uint16    // per worker: its stack words that hold an address in another worker's stack
-	// pend lists the stack words changed since stackSum and foreign were
+	// pend lists the stack words changed since stackSum was
 	// last brought up to date (pendWord, flushWords: their old
 	// contributions are out, their new ones not yet in); pending marks
 	// them, per stack word
@@ -521,6 +520,9 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	}
 	m.st = st
 	m.text = append([]byte(nil), img.Text...)
+	if meetsStackWindow(img.Base, img.Base+uint64(len(img.Text))) {
+		return nil, fmt.Errorf("%w: text at %#x overlaps the stacks", ErrConfig, img.Base)
+	}
 	if st.dataAt, m.data, err = mapData(img.Data); err != nil {
 		return nil, err
 	}
@@ -553,7 +555,7 @@ func New(img *kernel.Image, cfg Config, prog *Program) (*Machine, error) {
 	for i := range m.slots {
 		m.slots[i] = detect.SlotUnwritten
 		t := i / cfg.StackWords
-		h, _ := m.wordHash(i, t, m.stackLo(t))
+		h := m.wordHash(i, t, m.stackLo(t))
 		m.stackSum[t][0] += h[0]
 		m.stackSum[t][1] += h[1]
 	}

@@ -78,11 +78,10 @@ type memoEntry struct {
 	pass  detect.Pass // the task's site pass after the unit (open when it ended inside a site)
 	regs  []byte
 	words []memoWord // stack words (of the task's stack) it changed
-	// the task's stack sum and foreign count after it: the key holds the
+	// the task's stack sum after it: the key holds the
 	// sum before, so these follow, and memoApply sets them instead of
 	// hashing every word it writes
 	sum        [2]uint64
-	foreign    uint16
 	shadow     detect.Shadow
 	link       linkTaint
 	results    detect.Cursor
@@ -417,7 +416,7 @@ func (m *Machine) memoEnd(t int8, rec *memoRec) {
 		}
 	}
 	m.flushWords()
-	e.sum, e.foreign = m.stackSum[t], m.foreign[t]
+	e.sum = m.stackSum[t]
 	if mt.n >= memoCap {
 		clear(mt.entries)
 		mt.n, list, at = 0, nil, 0
@@ -444,7 +443,7 @@ func (m *Machine) memoApply(t int8, e *memoEntry) {
 	for _, mw := range e.words {
 		m.putWord(int(t), w0+int(mw.w), mw.v, mw.slot, mw.depth)
 	}
-	m.stackSum[t], m.foreign[t] = e.sum, e.foreign
+	m.stackSum[t] = e.sum
 	tk := &m.tasks[t]
 	tk.Shadow, tk.link, tk.Results, tk.Pass = e.shadow, e.link, e.results, e.pass
 	m.touched(taskBit(t)) // symmetry.go: its digest changes
@@ -489,7 +488,7 @@ func (m *Machine) memoDiff(o *Machine, t int8) string {
 		return "the stack"
 	case m.depth != nil && !bytes.Equal(m.depth[lo/4:hi/4], o.depth[lo/4:hi/4]):
 		return "the stack words' depths"
-	case m.stackSum[t] != o.stackSum[t] || m.foreign[t] != o.foreign[t]:
+	case m.stackSum[t] != o.stackSum[t]:
 		return "the stack sums"
 	case !sameTask(m.tasks[t], o.tasks[t]):
 		return "the task record"

@@ -17,6 +17,17 @@ import (
 // PageSize is the granule of data memory.
 const PageSize = 4096
 
+// maxStackArea is the most bytes the workers' stacks can take.
+const maxStackArea = uint64(MaxTasks * 4096 * 4)
+
+// meetsStackWindow reports whether [lo, hi) meets the widest stack window
+// (the stacks with their whole width on either side: symmetry.go), where
+// nothing but the stacks is mapped, so that a task's access there outside
+// its own stack faults wherever it falls, as task symmetry needs.
+func meetsStackWindow(lo, hi uint64) bool {
+	return lo < StackBase+2*maxStackArea && hi > StackBase-maxStackArea
+}
+
 // mapData lays the image's data segments out in page-granular mappings
 // (adjacent and overlapping pages merged): it returns the mappings and
 // their initial bytes, one after another.
@@ -34,7 +45,7 @@ func mapData(segs []kernel.Segment) ([]dataSeg, []byte, error) {
 		if hi <= lo {
 			return nil, nil, fmt.Errorf("%w: data segment %s at %#x wraps the address space", ErrConfig, s.Name, s.Addr)
 		}
-		if lo < StackBase+uint64(MaxTasks*4096*4) && hi > StackBase {
+		if meetsStackWindow(lo, hi) {
 			return nil, nil, fmt.Errorf("%w: data segment %s at %#x overlaps the stacks", ErrConfig, s.Name, s.Addr)
 		}
 		spans = append(spans, span{lo, hi})

@@ -186,9 +186,10 @@ import (
 // argument rests on the premise task symmetry
 // rests on, that a task's stack addresses come from its stack pointer
 // (the workloads compute no numbers in the stack area), and holds at
-// every state that is not odd: no worker holds, in its registers or
-// stack, a value in another worker's stack or next to the stacks, and no
-// data byte holds one. So the search of worker 0's machine checks every
+// every state that is not odd: no data byte holds a value in the stack
+// window and no worker's register a value in ownTag's range (a worker's
+// value in the window, in its own stack or not, moves with the worker:
+// symmetry.go). So the search of worker 0's machine checks every
 // state it hashes (mirrorOdd), and its result stands for every worker's
 // only when none was odd (Mirror.Holds); otherwise, and whenever the
 // workers are not alike, each worker's machine is searched.
@@ -224,8 +225,8 @@ func (m *Machine) checkMirror() {
 }
 
 // mirrorOdd reports whether the state is odd in the sense of hashSym: a
-// live worker's register or stack word, or a data byte, holds a value in
-// the stack window that is not an address in its holder's own stack.
+// data byte holds a value in the stack window, or a live worker's
+// register a value in ownTag's range.
 func (m *Machine) mirrorOdd() bool {
 	if m.dataStack != 0 {
 		return true
@@ -233,9 +234,6 @@ func (m *Machine) mirrorOdd() bool {
 	for t := 0; t < int(m.patcher); t++ {
 		if m.tasks[t].State == Exited {
 			continue
-		}
-		if m.foreign[t] != 0 {
-			return true
 		}
 		if _, odd := m.taskDigest(t); odd { // (kept between calls)
 			return true

@@ -81,31 +81,40 @@ import (
 // hashed as it is: the two states stay apart, a merge missed, never a
 // wrong one.
 //
-// What would break the map, and how Hash keeps out of it. A value is taken
-// for an address in the task's own stack when it lies in that stack; the
-// workloads compute no numbers in the stack area (StackBase is
-// 0x7f000000, far above their loop counters, arguments, sums and text and
-// data addresses), so
-// such a value came from the task's stack pointer. A value in the stack
-// area that is not an address in its holder's stack cannot be used by its
-// holder (loads and stores there fault) but could be handed on, and its
-// meaning moves with the permutation of another task; a stack pointer
-// moved just past its own stack (before the store that faults) is still
-// its own, though outside it. So whenever a worker's register, link
-// taint, shadow frame or stack word holds a value in the stack window (the
-// workers' stacks, with the width of all of them on either side) outside
-// the holder's own stack, or data may hold a stack address (dataOdd: a
+// What would break the map, and how Hash keeps out of it. A value in the
+// stack window (the workers' stacks, with the width of all of them on
+// either side) in a worker's register, link taint, shadow frame or stack
+// word is taken for one computed from the holder's stack pointer and is
+// written relative to the holder's stack base: the workloads compute no
+// numbers there (StackBase is 0x7f000000, far above their loop counters,
+// arguments, sums and text and data addresses), so such a value came from
+// sp by the stack-relative operations above, and moving it with its
+// holder keeps every use the holder can make of it: an address in its own
+// stack is loaded and stored through; its stack's top (a stack pointer
+// just moved past its end, before the store that faults), a pointer
+// biased below its stack (gcc keeps p - 0x70 for an array p[] in the
+// stack, and indexes it from 1) and an address in another worker's stack
+// (reached by adding to such a pointer) only fault if loaded or stored
+// through, and fault alike wherever they fall, because nothing else is
+// mapped in the window (New and mapData refuse text and data there:
+// meetsStackWindow). A task's registers and stack are its own, so such a
+// value reaches another task only through data. Data is shared, so an
+// address of a worker's stack there, its own or not, would have to move
+// with that worker: whenever data may hold a stack address (dataOdd: a
 // byte a store of a value in the stack window wrote, or a 4-byte window
-// of the image's own bytes that spells such a value), Hash falls back to
-// the exact hash of the state (tasks by index, in a domain of its own),
-// which prunes only identical states. Data is shared, so an address of
-// a worker's stack there, its own or not, would have to move with that
-// worker. The bytes of a number a store wrote are not taken for one,
-// whatever they spell with their neighbours: the workloads' stack
-// addresses come from sp, whole, so a store of one stores a value in the
-// stack window. (Text is not scanned: instruction words hold such bit
-// patterns, e.g. RISC-V's auipc ra, 0x100 is 0x00100097, and a literal
-// the code loads lands in a register, where the rule above sees it.)
+// of the image's own bytes that spells such a value), or a register holds
+// a value in ownTag's range, Hash falls back to the exact hash of the
+// state (tasks by index, in a domain of its own), which prunes only
+// identical states. The bytes of a number a store wrote are not taken
+// for one, whatever they spell with their neighbours: the workloads'
+// stack addresses come from sp, whole, so a store of one stores a value
+// in the stack window. (Text is not scanned: instruction words hold such
+// bit patterns, and a literal the code loads lands in a register, where
+// the rule above sees it.) Until 6 December 2026 a value in the window
+// outside its holder's own stack made the state odd too; on the corpus's
+// m_rbtree (the biased pointer) and, with the stacks at 1 MiB, m_aes_round
+// (a cipher word that fell in the other worker's stack) both workers were
+// searched.
 //
 // Keys stay canonical across the fallback only where no step leads from
 // a symmetric state to an odd one: the symmetric parent stands for every
@@ -126,31 +135,31 @@ import (
 // without it.
 
 // ownTag marks a value written relative to its task's stack base in a
-// digest. A 64-bit value that is not an address in the stack but lies in
-// [ownTag, ownTag+stackArea] would be mistaken for one: such a state is
-// hashed exactly instead.
+// digest. A 64-bit value that is not an address in the stack window but
+// lies in [ownTag, ownTag+4·stackArea] would be mistaken for one: such a
+// state is hashed exactly instead.
 const ownTag = 0x5a17_c3e1_0000_0000
 
-// rebase writes the values of one task's digest relative to its stack
-// [lo, lo+size] (its top, the stack pointer of an empty stack, included);
-// the zero value leaves every value as it is. Any other value in the
-// stack window, the workers' stacks with the width of all of them on
-// either side (a stack pointer just moved past its stack's end, before the
-// store that faults), makes the state odd: it is hashed exactly.
+// rebase writes the values of one task's digest that lie in the stack
+// window relative to the task's stack base lo (window): its own stack
+// addresses, its top (the stack pointer of an empty stack), a pointer
+// biased below its stack and a value in another worker's stack alike; the
+// zero value leaves every value as it is. A value in ownTag's range makes
+// the state odd: it is hashed exactly.
 type rebase struct {
-	lo, size, area uint64
-	odd            bool // some value was in another task's stack or in ownTag's range
+	lo, area uint64
+	odd      bool // some value was in ownTag's range
 }
 
 // v returns x as the digest holds it.
 func (r *rebase) v(x uint64) uint64 {
-	if r.size == 0 {
+	if r.area == 0 {
 		return x
 	}
-	if x-r.lo <= r.size {
-		return x - r.lo + ownTag
+	if x-(StackBase-r.area) <= 3*r.area {
+		return x + 2*r.area - r.lo + ownTag // in [ownTag, ownTag+4·area]
 	}
-	if x-(StackBase-r.area) <= 3*r.area || x-ownTag <= r.area {
+	if x-ownTag <= 4*r.area {
 		r.odd = true
 	}
 	return x
@@ -161,26 +170,24 @@ func (m *Machine) stackLo(t int) uint64 { return StackBase + uint64(t)*m.st.stac
 
 // wordHash is the contribution of stack word w, of task t whose stack
 // starts at lo, to t's stack sum: the stack is hashed incrementally, as a
-// sum over its words updated by stores. A word holding an address in t's
-// stack is written relative to lo; foreign reports a word in another
-// worker's stack.
-func (m *Machine) wordHash(w, t int, lo uint64) (h [2]uint64, foreign bool) {
+// sum over its words updated by stores. A word holding a value in the
+// stack window is written relative to lo, as rebase writes it.
+func (m *Machine) wordHash(w, t int, lo uint64) [2]uint64 {
 	return m.wordHashOf(w, t, lo, uint64(le32(m.stack[w*4:])))
 }
 
 // wordHashOf is wordHash with stack word w holding v.
-func (m *Machine) wordHashOf(w, t int, lo, v uint64) (h [2]uint64, foreign bool) {
+func (m *Machine) wordHashOf(w, t int, lo, v uint64) [2]uint64 {
 	x := uint64(w-t*m.cfg.StackWords)<<40 | uint64(m.slots[w])<<32
 	if m.depth != nil {
 		x |= uint64(m.depth[w]) << 53 // freed.go (the index takes bits 40-51: at most 4096 words)
 	}
-	if v-lo <= m.st.stackSize {
-		x |= v - lo | 1<<63
+	if m.inStackWindow(v) {
+		x |= v + 2*m.st.stackArea - lo | 1<<63 // below 4·area: 32 bits
 	} else {
 		x |= v
-		foreign = v-(StackBase-m.st.stackArea) <= 3*m.st.stackArea
 	}
-	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}, foreign
+	return [2]uint64{mix(x ^ 0x9e3779b97f4a7c15), mix(x + 0xc2b2ae3d27d4eb4f)}
 }
 
 // Data marks (Machine.dmark): what last wrote each byte of data.
@@ -266,9 +273,6 @@ func (m *Machine) hashSym() (sum [2]uint64, ok bool) {
 			h.u64(uint64(Exited) | uint64(m.gpTasks>>t&1)<<8)
 			dig[t] = h.sum()
 			continue
-		}
-		if m.foreign[t] != 0 {
-			return sum, false
 		}
 		td, odd := m.taskDigest(t)
 		if odd {
@@ -362,7 +366,7 @@ func (m *Machine) taskDigest(t int) (d [2]uint64, odd bool) {
 	h.init()
 	var rb rebase // the patcher's values as they are
 	if t < int(m.patcher) {
-		rb = rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		rb = rebase{lo: m.stackLo(t), area: m.st.stackArea}
 	}
 	m.hashTaskState(&h, int8(t), &rb)
 	d = h.sum()
@@ -433,8 +437,8 @@ func (m *Machine) perCPUDigest(c int) uint64 {
 // is hashed as it is.
 func (m *Machine) cpuRelative(t int, lo uint64, ss [2]uint64) [2]uint64 {
 	w := int(m.tiAddr(int8(t), kernel.TICPU)-StackBase) / 4
-	old, _ := m.wordHashOf(w, t, lo, uint64(le32(m.stack[w*4:])))
-	rel, _ := m.wordHashOf(w, t, lo, uint64(uint32(le32(m.stack[w*4:])-uint32(m.tasks[t].CPU))))
+	old := m.wordHashOf(w, t, lo, uint64(le32(m.stack[w*4:])))
+	rel := m.wordHashOf(w, t, lo, uint64(uint32(le32(m.stack[w*4:])-uint32(m.tasks[t].CPU))))
 	return [2]uint64{ss[0] - old[0] + rel[0], ss[1] - old[1] + rel[1]}
 }
 
@@ -467,7 +471,7 @@ func (m *Machine) refSymmetric(r *detect.Results) bool {
 		return true
 	}
 	rel := func(t int, v uint64) (uint64, bool) {
-		rb := rebase{lo: m.stackLo(t), size: m.st.stackSize, area: m.st.stackArea}
+		rb := rebase{lo: m.stackLo(t), area: m.st.stackArea}
 		x := rb.v(v)
 		return x, !rb.odd
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/mcountsim/mcountsim/kernel"
 )
 
-// A value in the stack window that is not an address in its holder's own
-// stack (in data, in a stack word, in a register) makes Hash fall back to
-// the exact hash; an address in the task's own stack, its top included,
-// does not.
+// A value in the stack window in data, or a value in ownTag's range in a
+// task's registers, makes Hash fall back to the exact hash; a value in the
+// stack window in a task's registers or stack words does not, whether it
+// is an address in the task's own stack, its top, a pointer biased below
+// it or an address in another task's stack: each is written relative to
+// its holder's stack.
 func TestSymmetryFallsBack(t *testing.T) {
 	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
 	require.NoError(t, err)
@@ -39,11 +41,11 @@ func TestSymmetryFallsBack(t *testing.T) {
 		{"data: an address in task 1's stack", d + 3, lo1 + 8, true},
 		{"data: an address in task 0's own stack", d + 16, lo0 + 8, true},
 		{"data: a small number", d + 16, 17, false},
-		// 10 00 after two zero bytes spells 0x100000, task 0's stack base,
-		// astride: a number's bytes are no address (dataOdd).
-		{"data: a number whose bytes spell a stack address astride", d + 18, 0x10, false},
-		{"own stack: an address in task 1's stack", hi0 - 8, lo1 + 16, true},
-		{"own stack: just below the stacks", hi0 - 8, StackBase - 4, true},
+		// 00 7f after two zero bytes spells 0x7f000000, task 0's stack
+		// base, astride: a number's bytes are no address (dataOdd).
+		{"data: a number whose bytes spell a stack address astride", d + 18, StackBase >> 16, false},
+		{"own stack: an address in task 1's stack", hi0 - 8, lo1 + 16, false},
+		{"own stack: just below the stacks", hi0 - 8, StackBase - 4, false},
 		{"own stack: its own top", hi0 - 8, hi0, false},
 		{"own stack: an address in it", hi0 - 8, lo0 + 4, false},
 		{"own stack: far from the stacks", hi0 - 8, 0x2000_0000, false},
@@ -56,7 +58,9 @@ func TestSymmetryFallsBack(t *testing.T) {
 
 	regs := &m.core.(*arm64Core).regs[0]
 	regs.X[3] = lo1 + 8
-	require.False(t, canonical(), "a register holding an address in task 1's stack")
+	require.True(t, canonical(), "a register holding an address in task 1's stack")
+	regs.X[3] = lo0 - 0x70
+	require.True(t, canonical(), "a register holding a pointer biased below its stack")
 	regs.X[3] = hi0
 	require.True(t, canonical(), "a register holding its own stack's top")
 	regs.X[3] = ownTag + 8
@@ -215,10 +219,11 @@ func TestSymmetryRunningTaskCPU(t *testing.T) {
 }
 
 // Worker 0's modular machine stands for every worker's only while no
-// state it hashes is odd (modular.go: Mirror): a worker's register or
-// stack word holding an address in another worker's stack breaks the
-// mirror, a worker's own stack address does not; so does a focus other
-// than worker 0's, or the symmetry turned off.
+// state it hashes is odd (modular.go: Mirror): a register holding a value
+// in ownTag's range breaks the mirror (a store of a stack address to data
+// is refused by the env cells: envcells.go); a worker's register or stack word holding an address in its own
+// stack or in another worker's does not; a focus other than worker 0's,
+// or the symmetry turned off, breaks it from the start.
 func TestMirrorOdd(t *testing.T) {
 	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
 	require.NoError(t, err)
@@ -242,17 +247,45 @@ func TestMirrorOdd(t *testing.T) {
 	regs[1].X[4] = lo0 + 8
 	m.touched(^uint32(0))
 	m.Hash()
-	require.False(t, x.Holds(), "the stand-in holding an address in worker 0's stack")
+	require.True(t, x.Holds(), "the stand-in holding an address in worker 0's stack")
+	regs[1].X[4] = ownTag + 8
+	m.touched(^uint32(0))
+	m.Hash()
+	require.False(t, x.Holds(), "the stand-in holding a value in ownTag's range")
 
 	m, x = build(Config{Focus: 1})
 	m.cur = 0
 	require.NoError(t, m.Store(hi0-8, 8, lo1+8, 0))
-	require.True(t, x.Holds(), "not hashed yet")
 	m.Hash()
-	require.False(t, x.Holds(), "worker 0's stack word holding an address in worker 1's stack")
+	require.True(t, x.Holds(), "worker 0's stack word holding an address in worker 1's stack")
 
 	for _, cfg := range []Config{{Focus: 2}, {Focus: 1, NoSymmetry: true}} {
 		_, x = build(cfg)
 		require.False(t, x.Holds(), "%+v", cfg)
 	}
+}
+
+// A pointer gcc biases below an array in the task's own stack (rbtree's
+// node array, addressed as p[i] with p 0x70 below the stack) is written
+// relative to its holder's stack: the state where worker 0 holds it and
+// the one where worker 1 holds its own (an address in worker 0's stack)
+// are one state up to the permutation, and a worker 0 that holds worker
+// 1's biased pointer is another.
+func TestSymmetryBiasedPointer(t *testing.T) {
+	img, err := kernel.Build(kernel.ARM64, kernel.Config{})
+	require.NoError(t, err)
+	holding := func(task int, v func(lo, size uint64) uint64) [2]uint64 {
+		m, err := New(img, Config{Tasks: 2, StackWords: 256}, &Program{})
+		require.NoError(t, err)
+		lo, hi := m.stackRange(int8(task))
+		m.core.(*arm64Core).regs[task].X[3] = v(lo, hi-lo)
+		m.touched(^uint32(0))
+		h, ok := m.hashSym()
+		require.True(t, ok)
+		return h
+	}
+	biased := func(lo, _ uint64) uint64 { return lo - 0x70 }
+	require.Equal(t, holding(0, biased), holding(1, biased))
+	require.NotEqual(t, holding(0, biased), holding(0, func(lo, size uint64) uint64 { return lo + size - 0x70 }))
+	require.NotEqual(t, holding(0, biased), holding(1, func(lo, size uint64) uint64 { return lo - size - 0x70 }))
 }

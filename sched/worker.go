@@ -260,7 +260,7 @@ func (m *Machine) storeWord(t, w int, lo uint64, nw uint32, reg uint8) {
 }
 
 // pendWord takes stack word w of task t (whose stack starts at lo), about
-// to change, out of the task's stack sum and foreign count, once: its new
+// to change, out of the task's stack sum, once: its new
 // contribution goes in at the next flushWords. A thread-local stretch
 // stores to a handful of words many times over (the pushes and pops of
 // every call), so the sum is updated once per word a stretch changed,
@@ -269,30 +269,24 @@ func (m *Machine) pendWord(t, w int, lo uint64) {
 	if m.pending[w] {
 		return
 	}
-	o, f := m.wordHash(w, t, lo)
+	o := m.wordHash(w, t, lo)
 	sum := &m.stackSum[t]
 	sum[0] -= o[0]
 	sum[1] -= o[1]
-	if f {
-		m.foreign[t]--
-	}
 	m.pending[w] = true
 	m.pend = append(m.pend, int32(w))
 }
 
 // flushWords adds the contribution of every pending stack word back into
-// its task's sum and foreign count: stackSum and foreign are exact again.
+// its task's sum: stackSum is exact again.
 // Everything that reads them calls it first.
 func (m *Machine) flushWords() {
 	for _, w := range m.pend {
 		t := int(w) / m.cfg.StackWords
-		n, f := m.wordHash(int(w), t, m.stackLo(t))
+		n := m.wordHash(int(w), t, m.stackLo(t))
 		sum := &m.stackSum[t]
 		sum[0] += n[0]
 		sum[1] += n[1]
-		if f {
-			m.foreign[t]++
-		}
 		m.pending[w] = false
 	}
 	m.pend = m.pend[:0]
