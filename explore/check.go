@@ -363,10 +363,12 @@ type Result struct {
 	// unsharded figure exactly (the states and runs of shards overlap,
 	// since subtrees merge).
 	Subtrees int `json:"subtrees,omitempty"`
-	// OlderViews counts the states the exhaustive search claimed and
+	// OlderViews counts the arrivals at states the exhaustive search
 	// pruned, in every bound it searched, because it had claimed one that
 	// differs only in older views of text (package doc, "Older views"):
-	// they are not in States. It depends on timing with several workers.
+	// they are not in States (a state met again after an older one took
+	// its place in the index is counted again). It depends on timing with
+	// several workers.
 	OlderViews int           `json:"older_views,omitempty"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
 	// Throughput is the exhaustive search's rate (it depends on timing).

@@ -394,12 +394,15 @@
 // offers the values from the floor to the latest write; sched's
 // views.go), so every hazard reachable from the newer is reachable from
 // the older, with the same preemptions. So the exhaustive search keeps,
-// beside the visited set, an index from the key of a state without its
-// floors (sched.Machine.HashFloorFree, with the preemptions used) to the
-// floors of the states it claimed with that key; a newly claimed state
-// whose floors some recorded floors are all at most is pruned as if seen
-// (Result.OlderViews counts them; they are not states), and otherwise
-// its floors replace the recorded ones they are at most. That is sound by
+// in place of the visited set, an index from the key of a state without
+// its floors (sched.Machine.HashFloorFree, with the preemptions used) to
+// the floors of the states it claimed with that key; a state whose floors
+// some recorded floors are all at most is pruned as if seen (the same
+// floors: it was seen; older ones: Result.OlderViews counts it, and it is
+// not a state), and otherwise its floors replace the recorded ones they
+// are at most. A state once claimed is pruned ever after (its floors, or
+// older ones, stay recorded), so the index is a visited set too, and the
+// state is hashed once, without its floors. That is sound by
 // the argument above: every claimed state is expanded, and by induction
 // every reachable state is simulated by a claimed one, so a hazard
 // reachable anywhere is reached from a claimed state, whose expansion

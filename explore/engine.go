@@ -28,10 +28,11 @@ type engine struct {
 	total   atomic.Int64
 	bound   atomic.Int64
 	minim   atomic.Bool
-	tab     *shared                // the visited set of the bound being searched
-	views   *views                 // its index of older views (views.go), or nil
+	tab     *shared                // the visited set of the bound being searched, or nil
+	views   *views                 // its index of older views (views.go), standing for tab, or nil
 	xch     *exchange              // the exchanged split (Options.Exchange), or nil
 	tabp    atomic.Pointer[shared] // tab, for the progress reports
+	viewsp  atomic.Pointer[views]  // views, for the progress reports
 	s0      atomic.Int64           // states before the bound being searched
 	xout    *outbox                // what the workers send this round
 	sent    *shared                // the states sent to other shards this bound
@@ -142,11 +143,22 @@ func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func (e *engine) progress() Progress {
 	var tb, ts int64
-	if tab := e.tabp.Load(); tab != nil {
-		tb, ts = tab.bytes(), e.states.Load()-e.s0.Load()
+	if tab, v := e.tabp.Load(), e.viewsp.Load(); tab != nil || v != nil {
+		tb, ts = e.setBytesOf(tab, v), e.states.Load()-e.s0.Load()
 	}
 	return Progress{TableBytes: tb, TableStates: ts, Elapsed: time.Since(e.start), States: e.states.Load(), Transitions: e.trans.Load(), Runs: e.runs.Load(),
 		Bound: int(e.bound.Load()), Done: int(e.done.Load()), Total: int(e.total.Load()), Minimizing: e.minim.Load()}
+}
+
+// setBytes is the memory of the bound's visited set: its table, or the
+// index of older views that stands for it.
+func (e *engine) setBytes() int64 { return e.setBytesOf(e.tab, e.views) }
+
+func (e *engine) setBytesOf(tab *shared, v *views) int64 {
+	if v != nil {
+		return v.bytes()
+	}
+	return tab.bytes()
 }
 
 // report sends the final progress line.

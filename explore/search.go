@@ -113,14 +113,16 @@ func (e *engine) exhaustive() (*Result, error) {
 	first := e.firstBound()
 	for b := first; b <= opts.bound(); b++ {
 		e.bound.Store(int64(b))
-		e.tab = newShared()
 		if opts.olderViews() {
-			e.views = newViews()
+			e.tab, e.views = nil, newViews()
+		} else {
+			e.tab = newShared()
 		}
 		e.ends = map[[2]uint64]struct{}{}
 		s0, t0, r0 := e.states.Load(), e.trans.Load(), e.runs.Load()
 		e.s0.Store(s0)
 		e.tabp.Store(e.tab)
+		e.viewsp.Store(e.views)
 		var f []int32
 		var err error
 		ndone, nmine := 0, 0
@@ -200,7 +202,7 @@ func (e *engine) exhaustive() (*Result, error) {
 		states += e.states.Load() - s0
 		trans += e.trans.Load() - t0
 		runs += e.runs.Load() - r0
-		if tb := e.tab.bytes(); tb > res.TableBytes {
+		if tb := e.setBytes(); tb > res.TableBytes {
 			res.TableBytes, res.TableStates = tb, int(e.states.Load()-s0)
 		}
 		res.Space.BoundsDone = b + 1
@@ -217,6 +219,7 @@ func (e *engine) exhaustive() (*Result, error) {
 	}
 	e.tab, e.views = nil, nil
 	e.tabp.Store(nil)
+	e.viewsp.Store(nil)
 	_ = runs
 	res.States, res.Transitions = int(states), int(trans)
 	res.OlderViews = int(e.older.Load())

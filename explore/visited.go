@@ -199,25 +199,26 @@ func stateKey(h [2]uint64, preemptions int) key {
 }
 
 // recent is a worker's small direct-mapped memory of the keys it met in a
-// shared visited set, claimed by it or found there: most keys a search
-// meets again it met a few branching points earlier (the two orders of two
-// steps that commute meet at once), and a hit here answers without the
-// lock and the cache miss of the shared set. It only ever holds keys the
-// set holds (a key is recorded when it is claimed or found, and the set
-// never forgets one within a bound), so its answer, "present", is the
+// visited set (a shared table, or the index of older views that stands
+// for one), claimed by it or found there: most keys a search meets again
+// it met a few branching points earlier (the two orders of two steps that
+// commute meet at once), and a hit here answers without the lock and the
+// cache miss of the set. It only ever holds keys of states the set prunes
+// (a key is recorded when its state is claimed, found or pruned, and the
+// set never forgets one within a bound), so its answer, "present", is the
 // set's: the search, and every count, is what it is without it. It
 // belongs to one set: met with another (the next bound's), it starts
 // empty.
 type recent struct {
-	of   *shared
+	of   any // the *shared or *views the keys are of
 	keys []key
 }
 
 // recentBits sizes recent: 2^16 keys, 1 MiB.
 const recentBits = 16
 
-// has reports whether k, a key of s, is in r.
-func (r *recent) has(s *shared, k key) bool {
+// has reports whether k, a key of set s, is in r.
+func (r *recent) has(s any, k key) bool {
 	if r.of != s {
 		if r.keys == nil {
 			r.keys = make([]key, 1<<recentBits)

@@ -126,28 +126,37 @@ func (w *worker) replayPath(m *sched.Machine, path []int32) {
 }
 
 // seen reports whether m's state, with its preemptions used, was already
-// claimed by a search of this bound, and claims it otherwise.
+// claimed by a search of this bound, and claims it otherwise. With older
+// views the index of views stands for the visited set: a state claimed
+// before has its floor-free key and floors recorded there, or floors all
+// at most them, and is pruned by them as any newer state is.
 func (w *worker) seen(m *sched.Machine) bool {
 	if w.e.opts.Reduction == ReduceNone {
 		return false
+	}
+	if v := w.e.views; v != nil {
+		free, f := m.HashFloorFree(w.floors[:0])
+		w.floors = f
+		k := stateKey(free, m.Preemptions())
+		full := floorsKey(k, f)
+		if w.recent.has(v, full) {
+			return true
+		}
+		w.recent.add(full)
+		switch v.older(k, f) {
+		case viewsNew:
+			return false
+		case viewsOlder:
+			w.pending[3]++
+		}
+		return true
 	}
 	k := stateKey(m.Hash(), m.Preemptions())
 	if w.recent.has(w.e.tab, k) {
 		return true
 	}
 	w.recent.add(k)
-	if !w.e.tab.claim(k) {
-		return true
-	}
-	if v := w.e.views; v != nil {
-		free, f := m.HashFloorFree(w.floors[:0])
-		w.floors = f
-		if v.older(stateKey(free, m.Preemptions()), f) {
-			w.pending[3]++
-			return true
-		}
-	}
-	return false
+	return !w.e.tab.claim(k)
 }
 
 // outcome is where advance stopped.
