@@ -655,10 +655,13 @@ func (m *Machine) initViewSums() {
 		return
 	}
 	nd := len(m.st.dirty)
-	m.st.syncedDirty = m.st.syncedDirty[:0]
+	m.st.syncedDirty, m.st.floorDirty = m.st.syncedDirty[:0], m.st.floorDirty[:0]
 	for _, i := range m.st.opDirty {
 		if m.st.fetch.viewKey[i]&viewSynced != 0 {
 			m.st.syncedDirty = append(m.st.syncedDirty, i)
+		}
+		if m.st.fetch.viewKey[i]&viewFloor != 0 {
+			m.st.floorDirty = append(m.st.floorDirty, i)
 		}
 	}
 	m.dsum = 0

@@ -383,8 +383,10 @@ type static struct {
 	// over.
 	opDirty []int32
 	// syncedDirty: those of opDirty whose synced write the hash reads
-	// (viewKey), for the floor-free hash (views.go).
+	// (viewKey), for the floor-free hash (views.go); floorDirty: those
+	// whose floor it reads, for the floors HashFloorFree appends.
 	syncedDirty []int32
+	floorDirty  []int32
 	opSites     []int
 	// histSeq, per site: the history it goes through as the patcher runs
 	// its ops in order (initHistSeq); a machine's history of the site is

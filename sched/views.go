@@ -44,20 +44,19 @@ func (m *Machine) HashFloorFree(dst []uint64) ([2]uint64, []uint64) {
 
 	// Every CPU's entries, unranked, in CPU order; then ranked.
 	base := len(dst)
-	var lo, hi [MaxCPUs]int
+	var lo, hi [MaxCPUs]int32
 	nd := len(m.st.dirty)
-	key := m.st.fetch.viewKey
 	for c := 0; c < m.cfg.CPUs; c++ {
-		lo[c] = len(dst)
+		lo[c] = int32(len(dst))
 		if !m.vsumOn || m.vsum[c] != m.dsum {
 			fl := m.floor[c*nd : (c+1)*nd]
-			for _, i := range m.st.opDirty {
-				if key[i]&viewFloor != 0 && fl[i] != m.dprov[i] {
+			for _, i := range m.st.floorDirty {
+				if fl[i] != m.dprov[i] {
 					dst = append(dst, uint64(i)<<16|uint64(fl[i]))
 				}
 			}
 		}
-		hi[c] = len(dst)
+		hi[c] = int32(len(dst))
 	}
 	n := len(dst) - base
 	if n == 0 {
