@@ -11,8 +11,9 @@ import (
 // doc, "Older views"): per floor-free key (sched.Machine.HashFloorFree
 // with the preemptions used), the floors of the states claimed with it,
 // none of them at most another's (a claimed state whose floors are all at
-// most some recorded ones takes their place). Cut into 256 locked parts
-// like the visited set.
+// most some recorded ones takes their place). It is the bound's visited
+// set too (engine.tab is then nil). Cut into 256 locked parts like the
+// table of a visited set (shared).
 type views struct {
 	parts [256]viewPart
 }
